@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+#   make              build kmod/kgo.ko (and kmod/tests/kgo_test.ko when the
+#                     target kernel has CONFIG_KUNIT) against $(KDIR)
+#   make demo         boot the stock kernel in QEMU, load kgo, run kgoctl
+#   make check        every test: KUnit + selftests on the debug kernel,
+#                     selftests on the stock kernel
+#   make tools        tools/kgoctl/kgoctl and the selftest binaries
+#   make style        checkpatch.pl over the project's C files
+#   make sparse       sparse (C=2) over the module
+#   make install      modules_install into /lib/modules/$(KVER)/extra
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+TOP := $(CURDIR)
+
+all: modules
+
+kdir-exists:
+	@test -f "$(KDIR)/Makefile" || { \
+	  echo "kgo: no kernel build tree at KDIR=$(KDIR)." >&2; \
+	  echo "kgo: install the headers of the kernel you run" \
+	       "(Debian: apt-get install linux-headers-$(KVER))," >&2; \
+	  echo "kgo: or name a built kernel tree: make KDIR=/path/to/linux" >&2; \
+	  exit 1; }
+
+modules: kdir-exists
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
+
+sparse: kdir-exists
+	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
+
+tools:
+	$(MAKE) -C tools/kgoctl
+	$(MAKE) -C selftests/kgo
+
+style:
+	@tools/style.sh
+
+demo:
+	@tools/demo.sh
+
+check:
+	@tools/check.sh
+
+clean:
+	-test -f "$(KDIR)/Makefile" && $(MAKE) -C $(KDIR) M=$(TOP) clean
+	$(MAKE) -C tools/kgoctl clean
+	$(MAKE) -C selftests/kgo clean
+
+.PHONY: all kdir-exists modules install sparse tools style demo check clean

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+#   build-all.sh stock|debug...
+#
+# Installs what is missing, then builds the module for each named kernel
+# (the debug kernel itself first, from cache when it can) and the static
+# userspace binaries into out/bin.
+set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
+
+"$KGO_TOP/tools/deps.sh"
+for k in "$@"; do
+	case "$k" in
+	stock) kdir=/lib/modules/$(stock_kver)/build ;;
+	debug) kdir=$("$KGO_TOP/tools/vm/debug-kernel.sh") ;;
+	*) die "build-all.sh: unknown kernel $k" ;;
+	esac
+	"$KGO_TOP/tools/build-module.sh" "$k" "$kdir"
+done
+
+make -s -C "$KGO_TOP/tools/kgoctl"
+make -s -C "$KGO_TOP/selftests/kgo"
+mkdir -p "$KGO_OUT/bin/selftests"
+cp "$KGO_TOP/tools/kgoctl/kgoctl" "$KGO_OUT/bin/"
+rm -f "$KGO_OUT/bin/selftests/"*
+for t in $(make -s -C "$KGO_TOP/selftests/kgo" list); do
+	cp "$KGO_TOP/selftests/kgo/$t" "$KGO_OUT/bin/selftests/"
+done

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+#   build-module.sh NAME KDIR
+#
+# Builds kgo.ko (and kgo_test.ko where KDIR has KUnit) against KDIR in
+# out/build/NAME, a copy of the module sources: objects for two kernels
+# cannot share one directory. Any compiler, objtool or modpost warning
+# fails the build.
+set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
+
+name=$1 kdir=$2
+dst=$KGO_OUT/build/$name
+mkdir -p "$dst"
+# tar keeps mtimes, so an unchanged source does not rebuild its object.
+(cd "$KGO_TOP" && find Kbuild kmod include uapi -type f \
+	\( -name '*.[chS]' -o -name Kbuild \) -print0 | tar --null -cf - -T -) |
+	tar -xf - -C "$dst"
+
+log=$dst/build.log
+if ! make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
+	cat "$log" >&2
+	die "module build against $kdir failed"
+fi
+if grep -qi 'warning' "$log"; then
+	grep -i 'warning' "$log" >&2
+	die "module build against $kdir has warnings (full log: $log)"
+fi
+note "built $name modules: $(cd "$dst" && echo kmod/kgo.ko $(ls kmod/tests/*.ko 2>/dev/null))"

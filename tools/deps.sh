@@ -1,0 +1,28 @@
+#!/bin/bash
+# Installs the Debian packages the build, the VMs and the tests need.
+# Does nothing (and needs no network) when they are already present.
+set -euo pipefail
+
+pkgs=(
+	gcc make libc6-dev xz-utils cpio kmod
+	bc bison flex libelf-dev libssl-dev dwarves	# kernel and module build
+	qemu-system-x86 busybox-static			# the test VMs
+	linux-image-amd64 linux-headers-amd64		# the stock kernel
+	linux-source-6.1				# the debug kernel, kselftest headers
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]}; run as root or: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

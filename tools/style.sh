@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# `make style`: the kernel's checkpatch.pl over every C file of the project.
+set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
+
+"$KGO_TOP/tools/deps.sh"
+ksrc=$("$KGO_TOP/tools/vm/ksrc.sh")
+cd "$KGO_TOP"
+files=$(git ls-files '*.c' '*.h' 2>/dev/null || find kmod include uapi tools selftests -name '*.[ch]')
+# --no-tree: this is not a kernel tree. Kernel code rules apply to
+# userspace tools too, except where userspace has its own idiom.
+exec "$ksrc/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
+	--max-line-length=100 --ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f $files

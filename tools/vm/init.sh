@@ -1,0 +1,79 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# /init of the test VMs. Runs /job.sh, then reports through the second
+# serial port (ttyS1), which the host backs with a file: that file, not
+# the console, says whether the run passed. The protocol, one line each:
+#
+#   KGO-BEGIN <kind> <name>   ... raw output ...   KGO-END <kind> <name> rc=<n>
+#   KGO-FAIL <what>           a failure outside any test's own output
+#   KGO-DONE                  the run got to the end; missing = crash/hang
+#
+# <kind> is kunit (KTAP from debugfs), selftest (TAP) or output (shown,
+# not counted).
+
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tmpfs tmpfs /tmp
+stty -F /dev/ttyS1 raw -echo
+exec 3>/dev/ttyS1
+
+report() { echo "$*" >&3; }
+
+# section KIND NAME CMD...: runs CMD, its output framed in a section.
+section() {
+	kind=$1 name=$2
+	shift 2
+	report "KGO-BEGIN $kind $name"
+	"$@" >/tmp/section.out 2>&1
+	rc=$?
+	cat /tmp/section.out >&3
+	report "KGO-END $kind $name rc=$rc"
+	return $rc
+}
+
+# kunit MODULE.ko: loading the module runs its suites; report each.
+kunit() {
+	ls /sys/kernel/debug/kunit >/tmp/suites.before 2>/dev/null
+	if ! insmod "$1"; then
+		report "KGO-FAIL insmod $1"
+		return
+	fi
+	for s in $(ls /sys/kernel/debug/kunit); do
+		grep -qx "$s" /tmp/suites.before && continue
+		section kunit "$s" cat "/sys/kernel/debug/kunit/$s/results"
+	done
+	rmmod "$(basename "$1" .ko)" || report "KGO-FAIL rmmod $1"
+}
+
+selftest() {
+	section selftest "$(basename "$1")" "$1"
+}
+
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -e $kmemleak ]; then
+	# Forget what booting left behind: only the job's leaks count.
+	echo scan >$kmemleak
+	echo clear >$kmemleak
+fi
+
+. /job.sh
+
+if [ -e $kmemleak ]; then
+	# kmemleak does not report objects younger than 5 s.
+	sleep 6
+	echo scan >$kmemleak
+	echo scan >$kmemleak
+	if [ -s $kmemleak ]; then
+		section output kmemleak cat $kmemleak
+		report "KGO-FAIL kmemleak"
+	fi
+fi
+
+report "KGO-DONE"
+sync
+poweroff -f

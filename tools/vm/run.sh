@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boots a kernel under QEMU (TCG, 2 vCPUs) with an initramfs holding
+# busybox, the kgo modules built for that kernel, the static test
+# binaries and a job, and judges the run from the result port.
+#
+#   run.sh --kernel stock|debug --job check|demo [--name NAME]
+#
+# Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
+# Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
+# ("passed failed skipped"). Exits 0 only if the run passed.
+#
+# Environment: KGO_VM_TIMEOUT (seconds; default 900 debug, 600 stock),
+# KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM.
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+kernel= job= name=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--job) job=$2; shift 2 ;;
+	--name) name=$2; shift 2 ;;
+	*) die "run.sh: unknown argument $1" ;;
+	esac
+done
+[ -n "$kernel" ] && [ -n "$job" ] || die "usage: run.sh --kernel stock|debug --job check|demo [--name NAME]"
+jobfile=$KGO_TOP/tools/vm/jobs/$job.sh
+[ -f "$jobfile" ] || die "no job $jobfile"
+name=${name:-$job-$kernel}
+
+case "$kernel" in
+stock)
+	kver=$(stock_kver)
+	image=/boot/vmlinuz-$kver
+	mem=${KGO_VM_MEM:-1G}
+	timeout=${KGO_VM_TIMEOUT:-600}
+	append=""
+	;;
+debug)
+	image=$("$KGO_TOP/tools/vm/debug-kernel.sh")/arch/x86/boot/bzImage
+	mem=${KGO_VM_MEM:-2G}
+	timeout=${KGO_VM_TIMEOUT:-900}
+	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
+	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
+	;;
+*) die "run.sh: --kernel is stock or debug" ;;
+esac
+
+mods=$KGO_OUT/build/$kernel
+[ -f "$mods/kmod/kgo.ko" ] || die "no $mods/kmod/kgo.ko: build with tools/build-module.sh $kernel"
+bins=$KGO_OUT/bin
+logs=$KGO_OUT/logs
+mkdir -p "$logs"
+console=$logs/$name.console.log
+results=$logs/$name.results.log
+counts=$logs/$name.counts
+rm -f "$console" "$results" "$counts"
+
+# The initramfs.
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,kgo/selftests}
+cp /bin/busybox "$root/bin/busybox"
+cp "$KGO_TOP/tools/vm/init.sh" "$root/init"
+cp "$jobfile" "$root/job.sh"
+cp "$mods/kmod/kgo.ko" "$root/kgo/"
+[ -f "$mods/kmod/tests/kgo_test.ko" ] && cp "$mods/kmod/tests/kgo_test.ko" "$root/kgo/"
+cp "$bins"/selftests/* "$root/kgo/selftests/"
+cp "$bins/kgoctl" "$root/bin/"
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$root.cpio.gz"
+trap 'rm -rf "$root" "$root.cpio.gz"' EXIT
+
+note "$name: booting the $kernel kernel (timeout ${timeout}s; console: $console)"
+start=$SECONDS
+set +e
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+	-display none -monitor none -no-reboot \
+	-serial "file:$console" -serial "file:$results" \
+	-kernel "$image" -initrd "$root.cpio.gz" \
+	-append "console=ttyS0 panic=-1 $append ${KGO_VM_APPEND:-}"
+qrc=$?
+set -e
+elapsed=$((SECONDS - start))
+
+summary=$(awk -f "$KGO_TOP/tools/vm/results.awk" "$results")
+read -r passed failed skipped <<<"$(tail -n 1 <<<"$summary")"
+head -n -1 <<<"$summary" | sed "s/^/kgo: $name: /" >&2
+
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	note "$name: timed out after ${timeout}s"
+	failed=$((failed + 1))
+fi
+
+# The kernel's own reports fail a run even where the job carried on:
+# the stock kernel does not panic on WARN, and a report can come from a
+# context that no test checks.
+reports='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|unreferenced object|INFO: task .* blocked|soft lockup|hard LOCKUP|stack-protector|stack guard page|detected stalls'
+if grep -Eq "$reports" "$console"; then
+	note "$name: kernel report in the console log:"
+	grep -E -m 5 "$reports" "$console" | sed 's/^/    /' >&2
+	failed=$((failed + 1))
+fi
+
+echo "$passed $failed $skipped" >"$counts"
+line="$passed passed, $failed failed"
+[ "$skipped" != 0 ] && line="$line, $skipped skipped"
+note "$name: $line (${elapsed}s)"
+[ "$failed" = 0 ]
