@@ -15,6 +15,7 @@
 
 #include <linux/kgo.h>
 #include "ioctl.h"
+#include "sched.h"
 
 /*
  * Reads a size/flags-form argument into @dst (@ksize bytes). @minsize is
@@ -64,7 +65,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 		return -EINVAL;
 
 	info.abi_version = KGO_ABI_VERSION;
-	info.nr_procs = num_online_cpus();
+	info.nr_procs = kgo_sched.nprocs;
 	info.stack_size = THREAD_SIZE;
 	return kgo_copy_struct_out(uarg, &info, sizeof(info), usize);
 }

@@ -8,29 +8,55 @@
 #include <linux/module.h>
 
 #include "dev.h"
+#include "g.h"
+#include "m.h"
+#include "sched.h"
+#include "stack.h"
 
 static int __init kgo_init(void)
 {
 	int ret;
 
+	ret = kgo_m_init();
+	if (ret)
+		goto err_m;
+	ret = kgo_g_init();
+	if (ret)
+		goto err_g;
+	ret = kgo_sched_init();
+	if (ret)
+		goto err_sched;
+	ret = kgo_stack_init();
+	if (ret)
+		goto err_stack;
 	ret = kgo_dev_init();
 	if (ret)
 		goto err_dev;
 
-	pr_info("loaded\n");
+	pr_info("loaded: %d Ps\n", kgo_sched.nprocs);
 	return 0;
 
 err_dev:
+	kgo_stack_exit();
+err_stack:
+	kgo_sched_exit();
+err_sched:
+	kgo_g_exit();
+err_g:
+err_m:
 	return ret;
 }
 
-static void __exit kgo_exit(void)
+static void __exit kgo_exit_module(void)
 {
 	kgo_dev_exit();
+	kgo_stack_exit();
+	kgo_sched_exit();
+	kgo_g_exit();
 }
 
 module_init(kgo_init);
-module_exit(kgo_exit);
+module_exit(kgo_exit_module);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kgo: goroutines inside the Linux kernel");

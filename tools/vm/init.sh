@@ -67,7 +67,6 @@ if [ -e $kmemleak ]; then
 	# kmemleak does not report objects younger than 5 s.
 	sleep 6
 	echo scan >$kmemleak
-	echo scan >$kmemleak
 	if [ -s $kmemleak ]; then
 		section output kmemleak cat $kmemleak
 		report "KGO-FAIL kmemleak"

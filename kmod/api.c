@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The goroutine API of include/kgo.h: the goroutine's side of every
+ * switch. The M's side is kgo_execute() in sched.c.
+ */
+
+#include <linux/export.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
+#include <linux/sched.h>
+
+#include <kgo.h>
+#include "check.h"
+#include "g.h"
+#include "m.h"
+#include "proc.h"
+#include "runq.h"
+#include "sched.h"
+#include "switch.h"
+
+/* The M running the calling G, or NULL outside a G. */
+static struct kgo_m *kgo_g_m(void)
+{
+	struct kgo_m *m;
+
+	if (!in_task())
+		return NULL;
+	m = kgo_this_m();
+	return m && m->curg ? m : NULL;
+}
+
+/*
+ * Switches from the calling G to its M's scheduler loop, having set
+ * m->req. Returns when some M switches back to the G; that M set
+ * current->stack to our stack before it did. @m is stale afterwards.
+ */
+static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
+{
+	local_irq_disable();
+	current->stack = m->own_stack;
+	kgo_switch(&g->sp, &m->g0_sp);
+	/*
+	 * A G always resumes with interrupts on: it parked with them on, or
+	 * it parked holding an irq-disabling lock that unlockf released.
+	 */
+	local_irq_enable();
+}
+
+static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
+{
+	kgo_switch_check(m, "exit");
+	m->req = KGO_REQ_EXIT;
+	kgo_switch_to_m(m, g);
+	BUG();	/* a dead G is never switched back to */
+}
+
+/* Called by kgo_g_entry on a new G's stack, interrupts still off. */
+void __noreturn kgo_g_main(struct kgo_g *g)
+{
+	local_irq_enable();
+	g->fn(g->arg);
+	kgo_goexit(kgo_g_m(), g);
+}
+
+s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	struct kgo_m *m = kgo_g_m();
+	struct kgo_g *g = kgo_newproc(fn, arg, gfp);
+	unsigned long flags;
+	s64 goid;
+
+	if (IS_ERR(g))
+		return PTR_ERR(g);
+	goid = g->goid;	/* g may run and be reused once queued */
+	if (m) {
+		kgo_runqput(m->p, g, true);
+	} else {
+		spin_lock_irqsave(&kgo_sched.lock, flags);
+		kgo_globrunqput(&kgo_sched, g);
+		spin_unlock_irqrestore(&kgo_sched.lock, flags);
+	}
+	kgo_wakep();
+	return goid;
+}
+EXPORT_SYMBOL_GPL(kgo_go);
+
+void kgo_yield(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	if (!m) {
+		cond_resched();
+		return;
+	}
+	kgo_switch_check(m, "yield");
+	m->req = KGO_REQ_YIELD;
+	kgo_switch_to_m(m, m->curg);
+}
+EXPORT_SYMBOL_GPL(kgo_yield);
+
+void kgo_exit(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	if (WARN_ONCE(!m, "kgo_exit() outside a goroutine\n"))
+		return;
+	kgo_goexit(m, m->curg);
+}
+EXPORT_SYMBOL_GPL(kgo_exit);
+
+struct kgo_g *kgo_self(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	return m ? m->curg : NULL;
+}
+EXPORT_SYMBOL_GPL(kgo_self);
+
+u64 kgo_id(void)
+{
+	struct kgo_g *g = kgo_self();
+
+	return g ? g->goid : 0;
+}
+EXPORT_SYMBOL_GPL(kgo_id);
+
+int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
+{
+	struct kgo_m *m = kgo_g_m();
+	struct kgo_g *g;
+
+	if (!m)
+		return -EPERM;
+	g = m->curg;
+	/* With unlockf, the M checks once unlockf has released what it may. */
+	if (!unlockf)
+		kgo_switch_check(m, "park");
+	g->unlockf = unlockf;
+	g->unlock_arg = arg;
+	m->req = KGO_REQ_PARK;
+	kgo_switch_to_m(m, g);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kgo_park);
+
+void kgo_ready(struct kgo_g *g)
+{
+	struct kgo_m *m = kgo_g_m();
+	unsigned long flags;
+	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
+
+	if (WARN_ONCE(was != KGO_G_WAITING,
+		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
+		return;
+	if (m) {
+		kgo_pstat_inc(m->p, readies);
+		kgo_runqput(m->p, g, true);
+	} else {
+		atomic64_inc(&kgo_sched.ext_readies);
+		spin_lock_irqsave(&kgo_sched.lock, flags);
+		kgo_globrunqput(&kgo_sched, g);
+		spin_unlock_irqrestore(&kgo_sched.lock, flags);
+	}
+	kgo_wakep();
+}
+EXPORT_SYMBOL_GPL(kgo_ready);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_CHECK_H
+#define _KGO_CHECK_H
+
+#include <linux/kconfig.h>
+
+struct kgo_m;
+
+/*
+ * Per-task kernel state that must not be live when a goroutine switches:
+ * the next goroutine on this kthread would inherit it, or the goroutine
+ * would carry it to another kthread that never took it.
+ */
+enum {
+	KGO_SWITCH_PREEMPT	= 1 << 0,	/* preemption disabled, spinlock held */
+	KGO_SWITCH_IRQS		= 1 << 1,	/* interrupts disabled */
+	KGO_SWITCH_RCU		= 1 << 2,	/* in an RCU read-side section */
+	KGO_SWITCH_LOCKS	= 1 << 3,	/* lockdep: a lock is held */
+	KGO_SWITCH_PAGEFAULT	= 1 << 4,	/* pagefault_disable() */
+	KGO_SWITCH_MIGRATE	= 1 << 5,	/* migrate_disable() */
+	KGO_SWITCH_MEMALLOC	= 1 << 6,	/* a memalloc_*_save() scope */
+	KGO_SWITCH_IO		= 1 << 7,	/* journal_info, plug or bio_list set */
+	KGO_SWITCH_STATE	= 1 << 8,	/* task state not TASK_RUNNING */
+};
+
+/* Debug kernels check every switch; others pay nothing. */
+#define KGO_CHECK_SWITCHES \
+	(IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) || IS_ENABLED(CONFIG_PROVE_LOCKING))
+
+unsigned int kgo_switch_violations(unsigned int memalloc_base);
+void kgo_switch_baseline(struct kgo_m *m);
+void __kgo_switch_check(struct kgo_m *m, const char *where);
+
+static inline void kgo_switch_check(struct kgo_m *m, const char *where)
+{
+	if (KGO_CHECK_SWITCHES)
+		__kgo_switch_check(m, where);
+}
+
+#endif /* _KGO_CHECK_H */

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goroutine structs and their reuse. A dead G goes to its P's free list
+ * (Go's p.gFree); past KGO_GFREE_MAX, half of that list spills to the
+ * global list (sched.gFree), which also serves spawns from outside any P
+ * and refills an empty P list. Dead Gs hold no stack, so a free list
+ * costs only the structs.
+ */
+
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "g.h"
+#include "proc.h"
+#include "sched.h"
+
+#define KGO_GFREE_REFILL	(KGO_GFREE_MAX / 2)
+
+static struct kmem_cache *kgo_g_cache;
+
+int kgo_g_init(void)
+{
+	kgo_g_cache = KMEM_CACHE(kgo_g, SLAB_HWCACHE_ALIGN);
+	return kgo_g_cache ? 0 : -ENOMEM;
+}
+
+void kgo_g_exit(void)
+{
+	kmem_cache_destroy(kgo_g_cache);
+}
+
+/* Pops up to @n Gs off the global list. Context: sched->lock held. */
+static struct kgo_g *kgo_gfree_global_take(struct kgo_sched *sched,
+					   unsigned int n, unsigned int *taken)
+{
+	struct kgo_g *head = sched->gfree, *g = head, *last = NULL;
+	unsigned int i = 0;
+
+	lockdep_assert_held(&sched->lock);
+	while (g && i < n) {
+		last = g;
+		g = g->schedlink;
+		i++;
+	}
+	if (last)
+		last->schedlink = NULL;
+	sched->gfree = g;
+	sched->ngfree -= i;
+	*taken = i;
+	return i ? head : NULL;
+}
+
+/**
+ * kgo_g_alloc() - a G for a new goroutine, reused if possible
+ * @p: the caller's P when called on an M holding it, else NULL
+ * @gfp: for a fresh allocation
+ *
+ * Return: an IDLE G with its scheduling fields cleared, or NULL.
+ */
+struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_g *g = NULL;
+	unsigned long flags;
+	unsigned int n;
+
+	if (p && !p->gfree && READ_ONCE(sched->ngfree)) {
+		spin_lock_irqsave(&sched->lock, flags);
+		p->gfree = kgo_gfree_global_take(sched, KGO_GFREE_REFILL, &n);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		p->ngfree = n;
+	}
+	if (p && p->gfree) {
+		g = p->gfree;
+		p->gfree = g->schedlink;
+		p->ngfree--;
+	} else if (!p && READ_ONCE(sched->ngfree)) {
+		spin_lock_irqsave(&sched->lock, flags);
+		g = kgo_gfree_global_take(sched, 1, &n);
+		spin_unlock_irqrestore(&sched->lock, flags);
+	}
+	if (g) {
+		WARN_ON_ONCE(kgo_g_status(g) != KGO_G_DEAD || g->stack);
+		memset(g, 0, sizeof(*g));
+		return g;
+	}
+	return kmem_cache_zalloc(kgo_g_cache, gfp);
+}
+
+/**
+ * kgo_g_free() - put a DEAD G on a free list
+ * @p: the caller's P when called on an M holding it, else NULL
+ * @g: the G, which holds no stack
+ */
+void kgo_g_free(struct kgo_p *p, struct kgo_g *g)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_gqueue spill = {};
+	unsigned long flags;
+	unsigned int n = 0;
+
+	WARN_ON_ONCE(g->stack);
+	if (p) {
+		g->schedlink = p->gfree;
+		p->gfree = g;
+		if (++p->ngfree < KGO_GFREE_MAX)
+			return;
+		/* Spill half to the global list. */
+		while (p->ngfree > KGO_GFREE_MAX / 2) {
+			g = p->gfree;
+			p->gfree = g->schedlink;
+			p->ngfree--;
+			kgo_gqueue_push_back(&spill, g);
+			n++;
+		}
+	} else {
+		kgo_gqueue_push_back(&spill, g);
+		n = 1;
+	}
+	spin_lock_irqsave(&sched->lock, flags);
+	spill.tail->schedlink = sched->gfree;
+	sched->gfree = spill.head;
+	sched->ngfree += n;
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/* Frees the structs on @p's list, or the global list for NULL. */
+void kgo_g_drain_free(struct kgo_p *p)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_g *g, **list = p ? &p->gfree : &sched->gfree;
+
+	while ((g = *list)) {
+		*list = g->schedlink;
+		kmem_cache_free(kgo_g_cache, g);
+	}
+	if (p)
+		p->ngfree = 0;
+	else
+		sched->ngfree = 0;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_G_H
+#define _KGO_G_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+#include <kgo.h>
+
+struct kgo_m;
+struct kgo_p;
+
+/*
+ * G states, as ownership rules. "Owner" is who may touch the G's
+ * scheduling fields (sp, m, stack, schedlink) and change its state.
+ *
+ * IDLE      Just allocated or taken off a free list; owned by the
+ *           spawner until it becomes RUNNABLE. No stack.
+ * RUNNABLE  On exactly one run queue (a P's ring or runnext, or the
+ *           global queue), or held by the M that just took it off one.
+ *           Owned by that queue: the P for a local ring (thieves take
+ *           ownership with their CAS on runqhead/runnext), sched.lock for
+ *           the global queue. Holds a stack only if it ran before.
+ * RUNNING   Executing on an M that holds a P. Owned by that M; the G
+ *           owns its stack, which is current->stack.
+ * WAITING   Parked. On no run queue; owned by whoever will ready it
+ *           (a wait list, a timer). Holds its stack, switched out.
+ *           Only the WAITING -> RUNNABLE transition is made by others,
+ *           with a cmpxchg, so that exactly one ready wins.
+ * DEAD      Exited. On a free list (P-local or global) for reuse; holds
+ *           no stack.
+ */
+enum kgo_gstatus {
+	KGO_G_IDLE,
+	KGO_G_RUNNABLE,
+	KGO_G_RUNNING,
+	KGO_G_WAITING,
+	KGO_G_DEAD,
+};
+
+/*
+ * A goroutine. Field rules: O = owner per the state rules above;
+ * A = atomic; I = set at spawn, read-only while the G lives.
+ */
+struct kgo_g {
+	unsigned long sp;		/* O: saved %rsp while switched out */
+	void *stack;			/* O: THREAD_SIZE stack, NULL before the first run */
+	atomic_t status;		/* A: enum kgo_gstatus */
+	u64 goid;			/* I: unique, never reused, starts at 1 */
+	kgo_func_t fn;			/* I */
+	void *arg;			/* I */
+	struct kgo_m *m;		/* O: the M running it, while RUNNING */
+	struct kgo_g *schedlink;	/* O: link in the global queue or a free list */
+
+	/* Set by the G itself just before it parks; read by its M. */
+	bool (*unlockf)(struct kgo_g *g, void *arg);
+	void *unlock_arg;
+};
+
+/* A singly linked queue of Gs through schedlink (Go's gQueue). */
+struct kgo_gqueue {
+	struct kgo_g *head;
+	struct kgo_g *tail;
+};
+
+static inline bool kgo_gqueue_empty(const struct kgo_gqueue *q)
+{
+	return !q->head;
+}
+
+static inline void kgo_gqueue_push_back(struct kgo_gqueue *q, struct kgo_g *g)
+{
+	g->schedlink = NULL;
+	if (q->tail)
+		q->tail->schedlink = g;
+	else
+		q->head = g;
+	q->tail = g;
+}
+
+/* Appends all of @from to @q; @from is left empty. */
+static inline void kgo_gqueue_push_back_all(struct kgo_gqueue *q,
+					    struct kgo_gqueue *from)
+{
+	if (!from->tail)
+		return;
+	if (q->tail)
+		q->tail->schedlink = from->head;
+	else
+		q->head = from->head;
+	q->tail = from->tail;
+	from->head = from->tail = NULL;
+}
+
+static inline struct kgo_g *kgo_gqueue_pop(struct kgo_gqueue *q)
+{
+	struct kgo_g *g = q->head;
+
+	if (g) {
+		q->head = g->schedlink;
+		if (!q->head)
+			q->tail = NULL;
+		g->schedlink = NULL;
+	}
+	return g;
+}
+
+static inline enum kgo_gstatus kgo_g_status(struct kgo_g *g)
+{
+	return atomic_read(&g->status);
+}
+
+/* The transitions made by the G's owner: a wrong old state is a bug. */
+static inline void kgo_g_cas_status(struct kgo_g *g, enum kgo_gstatus old,
+				    enum kgo_gstatus new)
+{
+	int was = atomic_cmpxchg(&g->status, old, new);
+
+	WARN_ONCE(was != old, "kgo: goroutine %llu status %d, expected %d\n",
+		  g->goid, was, old);
+}
+
+int kgo_g_init(void);
+void kgo_g_exit(void);
+struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp);
+void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
+void kgo_g_drain_free(struct kgo_p *p);
+
+#endif /* _KGO_G_H */

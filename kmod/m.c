@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ms: the kthreads that run goroutines. Each is bound to one CPU and
+ * only ever holds that CPU's P (its "home"): a P is a CPU's right to run
+ * goroutines, and binding keeps the work where the P's queue and caches
+ * are. Ms are created on demand, when a P must run and none of its
+ * CPU's Ms is idle (see kgo_startm()), and stopped at module unload.
+ */
+
+#include <linux/kthread.h>
+#include <linux/preempt.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/topology.h>
+#include <kunit/visibility.h>
+
+#include "m.h"
+#include "proc.h"
+#include "sched.h"
+#include "switch.h"
+
+/* The canary every M runs with, see kgo_canary_swap(). */
+static unsigned long kgo_canary;
+
+/*
+ * The kthread function. It swaps the canary, so it must not have a
+ * protected frame itself; everything it calls is pushed with the shared
+ * canary and popped before the original is put back.
+ */
+static __no_stack_protector int kgo_m_main(void *arg)
+{
+	struct kgo_m *m = arg;
+	unsigned long own;
+
+	preempt_disable();
+	own = kgo_canary_swap(kgo_canary);
+	preempt_enable();
+
+	kgo_schedule(m);
+
+	preempt_disable();
+	kgo_canary_swap(own);
+	preempt_enable();
+	return 0;
+}
+
+/**
+ * kgo_this_m() - the M the caller runs on
+ *
+ * Context: process (in interrupt context current is whatever was
+ * interrupted: callers check in_task() first). Return: the M, or NULL
+ * if current is not one of kgo's kthreads.
+ */
+struct kgo_m *kgo_this_m(void)
+{
+	if (!(current->flags & PF_KTHREAD) || kthread_func(current) != kgo_m_main)
+		return NULL;
+	return kthread_data(current);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_this_m);
+
+/**
+ * kgo_m_create() - start a new M on @home's CPU
+ * @home: the P of the CPU it is bound to
+ * @p: the P it starts holding (always @home), or NULL to start idle
+ * @spinning: it starts spinning (counted in nmspinning already)
+ *
+ * Context: process, may sleep; not under sched->lock.
+ * Return: 0 or -errno.
+ */
+int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning)
+{
+	struct kgo_sched *sched = home->sched;
+	struct task_struct *task;
+	unsigned long flags;
+	struct kgo_m *m;
+
+	m = kzalloc_node(sizeof(*m), GFP_KERNEL, cpu_to_node(home->cpu));
+	if (!m)
+		return -ENOMEM;
+	m->sched = sched;
+	m->home = home;
+	m->id = atomic64_inc_return(&sched->mcreated);
+	m->rand = get_random_u64() | 1;
+	INIT_LIST_HEAD(&m->idle_node);
+	task = kthread_create_on_node(kgo_m_main, m, cpu_to_node(home->cpu),
+				      "kgo/%d:%llu", home->cpu, m->id);
+	if (IS_ERR(task)) {
+		kfree(m);
+		return PTR_ERR(task);
+	}
+	kthread_bind(task, home->cpu);
+	get_task_struct(task);	/* kgo_sched_exit() stops it */
+	m->task = task;
+	m->own_stack = task->stack;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	list_add_tail(&m->all_node, &sched->allm);
+	sched->mcount++;
+	home->mcount++;
+	m->nextp = p;
+	m->nextp_spinning = spinning;
+	m->woken = true;
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	wake_up_process(task);
+	return 0;
+}
+
+/*
+ * Sleeps until kgo_m_wake(). TASK_IDLE: a parked M neither counts as
+ * load nor looks like a hung task. Pairs with kgo_m_wake(): the store of
+ * woken there is ordered before the wake-up, and set_current_state()
+ * orders our state before the load of woken.
+ */
+void kgo_m_park(struct kgo_m *m)
+{
+	for (;;) {
+		set_current_state(TASK_IDLE);
+		if (READ_ONCE(m->woken))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+/**
+ * kgo_m_wake() - hand @p to the parked @m and wake it
+ * @m: an M taken off its home's midle list
+ * @p: the P it is to hold (its home), or NULL to make it exit
+ * @spinning: it is to start spinning
+ *
+ * Context: sched->lock held (any context: wake_up_process() nests).
+ */
+void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning)
+{
+	lockdep_assert_held(&m->sched->lock);
+	m->nextp = p;
+	m->nextp_spinning = spinning;
+	WRITE_ONCE(m->woken, true);
+	wake_up_process(m->task);
+}
+
+int kgo_m_init(void)
+{
+	kgo_canary = get_random_canary();
+	return 0;
+}

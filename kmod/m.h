@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_M_H
+#define _KGO_M_H
+
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+
+struct kgo_g;
+struct kgo_p;
+struct kgo_sched;
+
+/* What a G asks of its M when it switches back to the M's own stack. */
+enum kgo_mreq {
+	KGO_REQ_NONE,
+	KGO_REQ_YIELD,
+	KGO_REQ_PARK,
+	KGO_REQ_EXIT,
+};
+
+/*
+ * An M: a kthread bound to one CPU that runs Gs while it holds that
+ * CPU's P. Its own kthread stack is the scheduler stack (Go's g0): the
+ * M's loop runs there, and every G switches back to it to yield, park
+ * or exit. Field rules:
+ *   I: set at creation
+ *   M: only this M's kthread
+ *   L: under sched->lock
+ */
+struct kgo_m {
+	struct task_struct *task;	/* I */
+	struct kgo_sched *sched;	/* I */
+	struct kgo_p *home;		/* I: the P of its CPU */
+	u64 id;				/* I */
+	void *own_stack;		/* I: task->stack as the kernel made it */
+	unsigned long g0_sp;		/* M: saved %rsp of the scheduler loop */
+
+	struct kgo_p *p;		/* M: the P held, or NULL */
+	struct kgo_g *curg;		/* M: the G running, or NULL */
+	bool spinning;			/* M: counted in sched->nmspinning */
+	enum kgo_mreq req;		/* M: set by curg before switching back */
+	u64 rand;			/* M: steal-order PRNG state */
+	unsigned int memalloc_base;	/* M: PF_MEMALLOC* flags at start */
+
+	struct list_head idle_node;	/* L: on home->midle */
+	struct list_head all_node;	/* L: on sched->allm */
+	struct kgo_p *nextp;		/* L: P handed over by kgo_startm() */
+	bool nextp_spinning;		/* L */
+	bool woken;			/* L: a wake-up is pending */
+};
+
+/* The M running the caller, or NULL when the caller is not on an M. */
+struct kgo_m *kgo_this_m(void);
+
+int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning);
+void kgo_m_park(struct kgo_m *m);
+void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning);
+int kgo_m_init(void);
+
+#endif /* _KGO_M_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_PROC_H
+#define _KGO_PROC_H
+
+#include <linux/cache.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct kgo_g;
+struct kgo_m;
+struct kgo_sched;
+
+#define KGO_RUNQ_SIZE		256	/* a power of two: indices wrap freely */
+#define KGO_GFREE_MAX		64	/* free Gs a P keeps before spilling half */
+#define KGO_STACK_CACHE_MAX	16	/* stacks a P keeps for reuse */
+
+enum kgo_pstatus {
+	KGO_P_IDLE,	/* on sched.pidle, no M */
+	KGO_P_RUNNING,	/* held by an M, running or looking for Gs */
+};
+
+/*
+ * Per-P counters. Written only by the M that holds the P, with plain
+ * increments; read by anyone with READ_ONCE (a snapshot may be a few
+ * events stale, never torn on 64-bit). Cacheline-aligned so that
+ * counting does not bounce another P's line.
+ */
+struct kgo_pstats {
+	u64 gcreated;		/* Gs spawned from a G on this P */
+	u64 gstarted;		/* first runs (stack taken) */
+	u64 gfinished;		/* exits */
+	u64 schedticks;		/* new time slices (Go's schedtick) */
+	u64 runnext_hits;	/* Gs taken from runnext */
+	u64 globrunq_takes;	/* Gs taken from the global queue */
+	u64 steal_attempts;	/* runqsteal() calls */
+	u64 steals;		/* runqsteal() calls that got something */
+	u64 stolen;		/* Gs moved by those */
+	u64 parks;		/* Gs that parked here */
+	u64 readies;		/* Gs readied by a G on this P */
+	u64 yields;		/* kgo_yield() calls */
+	u64 mparks;		/* an M gave this P up and slept */
+	u64 mwakes;		/* an M was woken to run this P */
+	u64 spinning;		/* an M became spinning on this P */
+} ____cacheline_aligned_in_smp;
+
+/*
+ * A P: the right to run goroutines on one CPU, with the local work that
+ * goes with it. Field rules:
+ *   I: set at creation
+ *   L: under sched->lock
+ *   O: only the M holding the P (p->m == that M)
+ *   A: atomic, see runq.c for the protocol
+ *   S: under stack_lock
+ */
+struct kgo_p {
+	int id;				/* I: index in sched->allp */
+	int cpu;			/* I: the CPU its Ms are bound to */
+	struct kgo_sched *sched;	/* I */
+
+	enum kgo_pstatus status;	/* L; read racily by thieves */
+	struct kgo_p *link;		/* L: next on sched->pidle */
+	struct list_head midle;		/* L: idle Ms bound to this CPU */
+	unsigned int nmidle;		/* L */
+	unsigned int mcount;		/* L: Ms bound to this CPU */
+	unsigned int mtransit;		/* L: ... between giving this P up and parking */
+	bool wantm;			/* L: waiting for an M, see kgo_startm() */
+	bool wantm_spinning;		/* L: ... which starts spinning */
+	struct work_struct newm_work;	/* creates an M for wantm */
+
+	struct kgo_m *m;		/* O (L when changing hands) */
+	u32 schedtick;			/* O */
+	struct kgo_g *gfree;		/* O: dead Gs for reuse */
+	unsigned int ngfree;		/* O */
+	u64 idle_since;			/* L: ktime when it went idle */
+	u64 idle_ns;			/* L: total idle time before that */
+
+	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
+	unsigned int nstacks;		/* S */
+	void *stacks[KGO_STACK_CACHE_MAX]; /* S */
+
+	/* The run queue: the owner and thieves meet here. */
+	u32 runqhead ____cacheline_aligned_in_smp; /* A: consumers CAS it */
+	u32 runqtail;			/* A: owner store-release */
+	struct kgo_g *runnext;		/* A: owner sets, anyone CASes to NULL */
+	struct kgo_g *runq[KGO_RUNQ_SIZE]; /* A: slots [head, tail) */
+
+	struct kgo_pstats stats;
+};
+
+#define kgo_pstat_inc(p, field)	WRITE_ONCE((p)->stats.field, (p)->stats.field + 1)
+#define kgo_pstat_add(p, field, n) \
+	WRITE_ONCE((p)->stats.field, (p)->stats.field + (n))
+
+struct kgo_p *kgo_p_create(struct kgo_sched *sched, int id, int cpu);
+void kgo_p_destroy(struct kgo_p *p);
+
+#endif /* _KGO_PROC_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Run queues: each P's lock-free ring with its runnext slot, and the
+ * global queue under sched->lock. This is Go's runqput/runqget/
+ * runqgrab/runqsteal/runqputslow protocol (runtime/proc.go):
+ *
+ *  - Only the P's owner produces: it writes slots at runqtail and
+ *    publishes them with a store-release of runqtail.
+ *  - Any number of consumers (the owner in runqget, thieves in
+ *    runqgrab, the owner in runqputslow) claim slots [head, head+n) by
+ *    a cmpxchg of runqhead, having read the slots first: once the
+ *    claim succeeds the owner may overwrite them.
+ *  - runnext is one slot the owner fills and anyone empties with a
+ *    cmpxchg to NULL. Thieves take it only on their last pass, and
+ *    only after giving a running owner a moment to take it itself.
+ *
+ * Indices are free-running u32s; the ring size is a power of two, so
+ * "tail - head" is the length even across wrap-around.
+ */
+
+#include <linux/atomic.h>
+#include <linux/delay.h>
+#include <linux/kernel.h>
+#include <linux/spinlock.h>
+#include <kunit/visibility.h>
+
+#include "g.h"
+#include "proc.h"
+#include "runq.h"
+#include "sched.h"
+
+static_assert((KGO_RUNQ_SIZE & (KGO_RUNQ_SIZE - 1)) == 0);
+
+#define RUNQ_SLOT(i)	((i) & (KGO_RUNQ_SIZE - 1))
+
+/*
+ * The owner moves half of its full ring, plus @g, to the global queue.
+ * Returns false if a consumer moved runqhead meanwhile; the caller
+ * retries its put, which may now fit.
+ *
+ * Go reads the batch before its CAS like a thief does. The owner need
+ * not: only the owner writes slots, so after its claim succeeds the
+ * claimed slots stay as they are until it writes them again itself.
+ * That lets us link the batch through schedlink instead of copying it
+ * to a 129-entry array on the stack.
+ */
+static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
+{
+	struct kgo_sched *sched = p->sched;
+	struct kgo_gqueue q = {};
+	unsigned long flags;
+	u32 n = (t - h) / 2;
+	u32 i;
+
+	if (WARN_ON_ONCE(n != KGO_RUNQ_SIZE / 2))
+		return false;
+	/* Release: pairs with a thief's acquire of runqhead in runqgrab. */
+	if (cmpxchg_release(&p->runqhead, h, h + n) != h)
+		return false;
+	for (i = 0; i < n; i++)
+		kgo_gqueue_push_back(&q, READ_ONCE(p->runq[RUNQ_SLOT(h + i)]));
+	kgo_gqueue_push_back(&q, g);
+
+	spin_lock_irqsave(&sched->lock, flags);
+	kgo_globrunqputbatch(sched, &q, n + 1);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return true;
+}
+
+/**
+ * kgo_runqput() - queue @g on @p
+ * @p: the caller's P
+ * @g: a RUNNABLE G
+ * @next: put @g in runnext, kicking the G there to the tail
+ *
+ * Context: only the owner of @p. A full ring sends half of itself to the
+ * global queue.
+ */
+void kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
+{
+	u32 h, t;
+
+	if (next) {
+		struct kgo_g *old = READ_ONCE(p->runnext);
+
+		/* Full barrier: @g's fields are visible before it is. */
+		while (!try_cmpxchg(&p->runnext, &old, g))
+			;
+		if (!old)
+			return;
+		g = old;	/* the old runnext goes to the tail */
+	}
+	for (;;) {
+		/* Acquire: pairs with the consumers' release in their CAS. */
+		h = smp_load_acquire(&p->runqhead);
+		t = p->runqtail;	/* only we write it */
+		if (t - h < KGO_RUNQ_SIZE) {
+			WRITE_ONCE(p->runq[RUNQ_SLOT(t)], g);
+			/* Release: publishes the slot to consumers' acquire. */
+			smp_store_release(&p->runqtail, t + 1);
+			return;
+		}
+		if (kgo_runqputslow(p, g, h, t))
+			return;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
+
+/**
+ * kgo_runqget() - take the next G of @p
+ * @p: the caller's P
+ * @inherit: set if the G came from runnext and inherits the time slice
+ *
+ * Context: only the owner of @p. Return: a G or NULL.
+ */
+struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
+{
+	struct kgo_g *next = READ_ONCE(p->runnext);
+	u32 h, t;
+
+	/* Only we set runnext; thieves may empty it, hence the cmpxchg. */
+	if (next && try_cmpxchg(&p->runnext, &next, NULL)) {
+		*inherit = true;
+		return next;
+	}
+	*inherit = false;
+	for (;;) {
+		/* Acquire: pairs with other consumers' release. */
+		h = smp_load_acquire(&p->runqhead);
+		t = p->runqtail;
+		if (t == h)
+			return NULL;
+		next = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
+		/* Release: commits the consume, pairs with runqput's acquire. */
+		if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
+			return next;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqget);
+
+/*
+ * A thief copies half of @p2's ring into @batch starting at slot
+ * @bhead (the thief's own tail), and claims it. With @stealnext it may
+ * take runnext when the ring is empty. Returns how many it took.
+ */
+static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
+			bool stealnext)
+{
+	u32 h, t, n, i;
+
+	for (;;) {
+		/* Acquire both: pairs with other consumers and the owner. */
+		h = smp_load_acquire(&p2->runqhead);
+		t = smp_load_acquire(&p2->runqtail);
+		n = t - h;
+		n = n - n / 2;
+		if (n == 0) {
+			struct kgo_g *next;
+
+			if (!stealnext)
+				return 0;
+			next = READ_ONCE(p2->runnext);
+			if (!next)
+				return 0;
+			/*
+			 * A running owner that just readied next is about to
+			 * run it (a G that readies another and parks, as in a
+			 * channel hand-off). Give it the few microseconds that
+			 * takes before stealing: moving the pair apart would
+			 * cost more than it gains. Go sleeps 3us here too.
+			 */
+			if (READ_ONCE(p2->status) == KGO_P_RUNNING) {
+				udelay(3);
+				if (READ_ONCE(p2->runnext) != next)
+					continue;
+			}
+			if (!try_cmpxchg(&p2->runnext, &next, NULL))
+				continue;
+			WRITE_ONCE(batch[RUNQ_SLOT(bhead)], next);
+			return 1;
+		}
+		/* h and t were read at different times: retry. */
+		if (n > KGO_RUNQ_SIZE / 2)
+			continue;
+		for (i = 0; i < n; i++)
+			WRITE_ONCE(batch[RUNQ_SLOT(bhead + i)],
+				   READ_ONCE(p2->runq[RUNQ_SLOT(h + i)]));
+		/* Release: commits the consume. */
+		if (cmpxchg_release(&p2->runqhead, h, h + n) == h)
+			return n;
+	}
+}
+
+/**
+ * kgo_runqsteal() - steal half of @p2's Gs into @p
+ * @p: the thief's own P
+ * @p2: the victim
+ * @stealnext: also consider @p2's runnext (the last steal pass)
+ *
+ * Context: only the owner of @p. Return: one of the stolen Gs to run
+ * now, the rest queued on @p; NULL if nothing was stolen.
+ */
+struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2,
+					     bool stealnext)
+{
+	u32 t = p->runqtail;
+	u32 n = kgo_runqgrab(p2, p->runq, t, stealnext);
+	struct kgo_g *g;
+
+	kgo_pstat_inc(p, steal_attempts);
+	if (n == 0)
+		return NULL;
+	kgo_pstat_inc(p, steals);
+	kgo_pstat_add(p, stolen, n);
+	n--;
+	g = READ_ONCE(p->runq[RUNQ_SLOT(t + n)]);
+	if (n == 0)
+		return g;
+	/* The thief's own queue had room: it is empty when we steal. */
+	WARN_ON_ONCE(t - smp_load_acquire(&p->runqhead) + n >= KGO_RUNQ_SIZE);
+	/* Release: publishes the stolen slots. */
+	smp_store_release(&p->runqtail, t + n);
+	return g;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqsteal);
+
+/**
+ * kgo_runqempty() - whether @p has no runnable G
+ * @p: any P
+ *
+ * Context: any. Must not report empty while a G is only moving from
+ * runnext to the ring: runqput kicking runnext to the tail and runqget
+ * then emptying runnext would otherwise look empty in between.
+ */
+bool kgo_runqempty(struct kgo_p *p)
+{
+	u32 h, t;
+	struct kgo_g *next;
+
+	for (;;) {
+		h = smp_load_acquire(&p->runqhead);
+		t = smp_load_acquire(&p->runqtail);
+		next = smp_load_acquire(&p->runnext);
+		/* The tail did not move while we looked at runnext. */
+		if (t == smp_load_acquire(&p->runqtail))
+			return h == t && !next;
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqempty);
+
+/* Racy length, for statistics: ring plus runnext. */
+u32 kgo_runqlen(struct kgo_p *p)
+{
+	u32 h = READ_ONCE(p->runqhead), t = READ_ONCE(p->runqtail);
+	u32 n = t - h;
+
+	if (n > KGO_RUNQ_SIZE)	/* torn read of a moving queue */
+		n = 0;
+	return n + !!READ_ONCE(p->runnext);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
+
+/* The global queue. Context: sched->lock held. */
+void kgo_globrunqput(struct kgo_sched *sched, struct kgo_g *g)
+{
+	lockdep_assert_held(&sched->lock);
+	kgo_gqueue_push_back(&sched->runq, g);
+	WRITE_ONCE(sched->runqsize, sched->runqsize + 1);
+}
+
+void kgo_globrunqputbatch(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
+{
+	lockdep_assert_held(&sched->lock);
+	kgo_gqueue_push_back_all(&sched->runq, q);
+	WRITE_ONCE(sched->runqsize, sched->runqsize + n);
+}
+
+/**
+ * kgo_globrunqget() - take a fair share of the global queue
+ * @sched: the scheduler
+ * @p: the caller's P, which receives all but the returned G
+ * @max: take at most this many; 0 for no limit
+ *
+ * Takes runqsize/nprocs + 1 Gs, at most half a ring, as Go does.
+ * Callers pass @max 1 or have an empty ring, so the extra Gs always fit:
+ * an overflow here would take sched->lock again in kgo_runqputslow().
+ *
+ * Context: sched->lock held, by the owner of @p. Return: a G or NULL.
+ */
+struct kgo_g *kgo_globrunqget(struct kgo_sched *sched, struct kgo_p *p, u32 max)
+{
+	u32 size = sched->runqsize;
+	u32 n;
+	struct kgo_g *g;
+
+	lockdep_assert_held(&sched->lock);
+	if (!size)
+		return NULL;
+	n = min(size / max(sched->nprocs, 1) + 1, size);
+	if (max && n > max)
+		n = max;
+	n = min_t(u32, n, KGO_RUNQ_SIZE / 2);
+	WARN_ON_ONCE(n > 1 && p->runqtail - READ_ONCE(p->runqhead) > KGO_RUNQ_SIZE / 2);
+	WRITE_ONCE(sched->runqsize, size - n);
+	g = kgo_gqueue_pop(&sched->runq);
+	while (--n)
+		kgo_runqput(p, kgo_gqueue_pop(&sched->runq), false);
+	kgo_pstat_inc(p, globrunq_takes);
+	return g;
+}

@@ -1,0 +1,840 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kgo scheduler: Go's G-M-P design, in the kernel.
+ *
+ * Terms
+ *
+ *   G  a goroutine: a function with its own kernel stack (g.h, stack.c).
+ *   M  a kthread bound to one CPU that runs Gs (m.c).
+ *   P  one per online CPU at load: the right to run Gs on that CPU, with
+ *      a local run queue, a runnext slot, a free-G list and a stack
+ *      cache (proc.h, runq.c). Only an M of the P's CPU holds it.
+ *
+ * An M runs Gs only while it holds its CPU's P. The M's own kthread
+ * stack is the scheduler stack (Go's g0): kgo_schedule() loops there,
+ * finds a G (kgo_findrunnable) and switches to it (kgo_execute); the G
+ * switches back when it yields, parks or exits, and the M acts on that.
+ *
+ * Approaches not taken
+ *
+ *  - One kthread per goroutine: a task_struct and a scheduler round
+ *    trip per goroutine is what kgo exists to avoid.
+ *  - A run queue per CPU under a lock (as workqueues): every spawn and
+ *    every wake-up would contend with thieves; Go's lock-free ring lets
+ *    the owner work without atomics against itself but one CAS.
+ *  - Ms that may take any P, as in Go: a kthread migrating between CPUs
+ *    with the P would move the kernel's scheduling under us. Binding
+ *    keeps P i on CPU i; a P whose M cannot run it gets another M of
+ *    the same CPU (kgo_startm).
+ *
+ * Where work is looked for (kgo_findrunnable), in Go's order
+ *
+ *   1. every 61st new time slice, one G from the global queue, so that
+ *      two Gs readying each other through runnext cannot starve it;
+ *   2. runnext, then the local ring;
+ *   3. the global queue (a fair share: size/nprocs + 1);
+ *   4. if spinning is allowed, 4 passes over all other busy Ps in a
+ *      random order, stealing half of a victim's ring; runnext only on
+ *      the last pass;
+ *   5. else give the P up and park the M.
+ *
+ * Spinning and wake-ups (Go's "worker thread parking/unparking")
+ *
+ * An M is spinning while it holds a P, has no G and is looking for one
+ * (step 4). sched.nmspinning counts them, and is kept at or below half
+ * the busy Ps: more thieves than that only burn CPU. The rules:
+ *
+ *   1. Whoever makes work runnable (kgo_go, kgo_ready, kgo_yield,
+ *      overflow to the global queue) calls kgo_wakep(), which starts a
+ *      spinning M on an idle P only if no M is spinning: it CASes
+ *      nmspinning from 0 to 1, so two producers never both start one.
+ *   2. A spinning M that finds a G stops spinning and calls kgo_wakep()
+ *      itself (kgo_resetspinning): if there is more work, the next M
+ *      spins up. Work fans out one M at a time, without a thundering
+ *      herd.
+ *   3. A spinning M that finds nothing gives its P up, and only then
+ *      decrements nmspinning and looks at every queue once more, with a
+ *      full barrier between the two. A producer that queued work after
+ *      the M's last look sees nmspinning at zero (or the M sees the
+ *      work): no wake-up is lost in between. Go calls this the
+ *      "delicate dance".
+ *   4. If kgo_wakep() finds no idle P, it sets sched.needspinning; a
+ *      non-spinning M about to give up its P sees it under sched.lock
+ *      and spins instead.
+ *
+ * Readiness from anywhere
+ *
+ * kgo_go() and kgo_ready() called from a G put the G on the caller's P
+ * (runnext). Called from anywhere else, process context or interrupt,
+ * they take sched.lock with interrupts off and use the global queue:
+ * P-local state is only ever touched by the M that holds the P.
+ *
+ * Lock order (a DAG):
+ *
+ *   a wait list's lock (e.g. kgo_waitgroup.lock)
+ *     -> sched.lock
+ *          -> the kernel's rq/pi locks (wake_up_process)
+ *   p->stack_lock is a leaf.
+ */
+
+#include <linux/gcd.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/delay.h>
+#include <linux/cpu.h>
+#include <kunit/visibility.h>
+
+#include "check.h"
+#include "g.h"
+#include "m.h"
+#include "proc.h"
+#include "runq.h"
+#include "sched.h"
+#include "stack.h"
+#include "switch.h"
+
+#define KGO_STEAL_TRIES		4
+#define KGO_GLOBAL_CHECK	61
+
+struct kgo_sched kgo_sched = {
+	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
+	.allm = LIST_HEAD_INIT(kgo_sched.allm),
+};
+EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
+
+/* Strides coprime with nprocs: the steal order visits every P once. */
+static unsigned int kgo_coprimes[NR_CPUS];
+static unsigned int kgo_ncoprimes;
+
+static u64 kgo_m_rand(struct kgo_m *m)
+{
+	/* xorshift64: cheap, and only ever used by its own M */
+	m->rand ^= m->rand << 13;
+	m->rand ^= m->rand >> 7;
+	m->rand ^= m->rand << 17;
+	return m->rand;
+}
+
+/* --- Idle Ps ------------------------------------------------------- */
+
+/* Context: sched->lock held. The P must have an empty run queue. */
+static void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
+{
+	lockdep_assert_held(&sched->lock);
+	WARN_ON_ONCE(!kgo_runqempty(p));
+	WRITE_ONCE(p->status, KGO_P_IDLE);
+	p->idle_since = ktime_get_ns();
+	p->link = sched->pidle;
+	sched->pidle = p;
+	atomic_inc(&sched->npidle);
+}
+
+/*
+ * Takes an idle P off the list, @prefer if it is idle, else the most
+ * recently idled one (warmest caches). Context: sched->lock held.
+ */
+static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
+{
+	struct kgo_p **pp = &sched->pidle, *p;
+
+	lockdep_assert_held(&sched->lock);
+	if (prefer && READ_ONCE(prefer->status) == KGO_P_IDLE) {
+		while (*pp != prefer)
+			pp = &(*pp)->link;
+	}
+	p = *pp;
+	if (!p)
+		return NULL;
+	*pp = p->link;
+	p->link = NULL;
+	p->idle_ns += ktime_get_ns() - p->idle_since;
+	WRITE_ONCE(p->status, KGO_P_RUNNING);
+	atomic_dec(&sched->npidle);
+	return p;
+}
+
+/* As kgo_pidleget(), for a P that will spin: no P sets needspinning. */
+static struct kgo_p *kgo_pidleget_spinning(struct kgo_sched *sched,
+					   struct kgo_p *prefer)
+{
+	struct kgo_p *p = kgo_pidleget(sched, prefer);
+
+	if (!p)
+		atomic_set(&sched->needspinning, 1);
+	return p;
+}
+
+/* --- Starting Ms --------------------------------------------------- */
+
+/**
+ * kgo_startm() - get an M of @p's CPU running @p
+ * @p: a P just taken off the idle list
+ * @spinning: the M starts spinning; the caller counted it in nmspinning
+ *
+ * Wakes an idle M of that CPU. With none idle, asks for one: an M of
+ * that CPU about to park takes the P instead (kgo_stopm), or else a
+ * worker creates a new M. Never sleeps.
+ *
+ * Context: sched->lock held.
+ */
+void kgo_startm(struct kgo_p *p, bool spinning)
+{
+	struct kgo_m *m;
+
+	lockdep_assert_held(&p->sched->lock);
+	m = list_first_entry_or_null(&p->midle, struct kgo_m, idle_node);
+	if (m) {
+		list_del_init(&m->idle_node);
+		p->nmidle--;
+		kgo_m_wake(m, p, spinning);
+		return;
+	}
+	WARN_ON_ONCE(p->wantm);
+	p->wantm = true;
+	p->wantm_spinning = spinning;
+	/* An M of this CPU on its way to park will take it in kgo_stopm(). */
+	if (!p->mtransit)
+		queue_work(system_unbound_wq, &p->newm_work);
+}
+
+/* Creates an M for a P that kgo_startm() could not find one for. */
+static void kgo_newm_workfn(struct work_struct *work)
+{
+	struct kgo_p *p = container_of(work, struct kgo_p, newm_work);
+	struct kgo_sched *sched = p->sched;
+	unsigned long flags;
+	bool spinning;
+	int ret;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (!p->wantm) {	/* an M of this CPU took it meanwhile */
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return;
+	}
+	p->wantm = false;
+	spinning = p->wantm_spinning;
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	ret = kgo_m_create(p, p, spinning);
+	if (!ret)
+		return;
+	/* No M for now: undo, and leave the work to the other Ps. */
+	pr_warn_ratelimited("cannot start an M on CPU %d: %d\n", p->cpu, ret);
+	spin_lock_irqsave(&sched->lock, flags);
+	if (spinning)
+		atomic_dec(&sched->nmspinning);
+	kgo_pidleput(sched, p);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * kgo_wakep() - start a spinning M if work may be waiting and none spins
+ *
+ * Context: any, hardirq included.
+ */
+void kgo_wakep(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_p *p;
+
+	/*
+	 * Rule 3's other half: the caller's store of work (to a queue, or
+	 * under sched.lock, whose unlock is only a release) must be visible
+	 * before we read nmspinning, or a spinning M dropping out could miss
+	 * the work while we miss its decrement. Pairs with the full barrier
+	 * of atomic_dec_return() in kgo_findrunnable(). Go has it for free:
+	 * its unlock is an atomic exchange.
+	 */
+	smp_mb();
+	/* Rule 1: only the producer that moves nmspinning 0 -> 1 starts one. */
+	if (atomic_read(&sched->nmspinning) || atomic_cmpxchg(&sched->nmspinning, 0, 1))
+		return;
+	spin_lock_irqsave(&sched->lock, flags);
+	p = READ_ONCE(sched->stopping) ? NULL : kgo_pidleget_spinning(sched, NULL);
+	if (p)
+		kgo_startm(p, true);
+	else
+		atomic_dec(&sched->nmspinning);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/* Starts up to @n non-spinning Ms on idle Ps, for injected work. */
+static void kgo_start_idle(struct kgo_sched *sched, u32 n)
+{
+	unsigned long flags;
+	struct kgo_p *p;
+
+	for (; n && atomic_read(&sched->npidle); n--) {
+		spin_lock_irqsave(&sched->lock, flags);
+		p = sched->stopping ? NULL : kgo_pidleget(sched, NULL);
+		if (p)
+			kgo_startm(p, false);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		if (!p)
+			break;
+	}
+}
+
+/* --- Spinning ------------------------------------------------------ */
+
+static void kgo_become_spinning(struct kgo_m *m)
+{
+	m->spinning = true;
+	atomic_inc(&m->sched->nmspinning);
+	atomic_set(&m->sched->needspinning, 0);
+	kgo_pstat_inc(m->p, spinning);
+}
+
+/* Rule 2: a spinner that found work lets the next M spin up. */
+static void kgo_resetspinning(struct kgo_m *m)
+{
+	m->spinning = false;
+	WARN_ON_ONCE(atomic_dec_return(&m->sched->nmspinning) < 0);
+	kgo_wakep();
+}
+
+/* Step 4: up to 4 passes over the busy Ps, stealing half a queue. */
+static struct kgo_g *kgo_stealwork(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *p = m->p;
+	int n = sched->nprocs;
+	int i, k;
+
+	for (i = 0; i < KGO_STEAL_TRIES; i++) {
+		bool stealnext = i == KGO_STEAL_TRIES - 1;
+		u64 r = kgo_m_rand(m);
+		unsigned int pos = r % n;
+		unsigned int stride = kgo_coprimes[(r >> 32) % kgo_ncoprimes];
+
+		for (k = 0; k < n; k++, pos = (pos + stride) % n) {
+			struct kgo_p *p2 = sched->allp[pos];
+			struct kgo_g *g;
+
+			if (READ_ONCE(sched->stopping))
+				return NULL;
+			if (p2 == p || READ_ONCE(p2->status) == KGO_P_IDLE)
+				continue;
+			g = kgo_runqsteal(p, p2, stealnext);
+			if (g)
+				return g;
+		}
+	}
+	return NULL;
+}
+
+/* Whether some busy P has queued Gs (after Go's checkRunqsNoP). */
+static bool kgo_any_runq_busy(struct kgo_sched *sched)
+{
+	int i;
+
+	for (i = 0; i < sched->nprocs; i++) {
+		struct kgo_p *p2 = sched->allp[i];
+
+		if (READ_ONCE(p2->status) != KGO_P_IDLE && !kgo_runqempty(p2))
+			return true;
+	}
+	return false;
+}
+
+/* --- Holding and parking ------------------------------------------- */
+
+static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
+{
+	WARN_ON_ONCE(p->m || m->p || p != m->home);
+	p->m = m;
+	m->p = p;
+}
+
+/* Context: sched->lock held; gives up the P the M holds. */
+static struct kgo_p *kgo_releasep(struct kgo_m *m)
+{
+	struct kgo_p *p = m->p;
+
+	lockdep_assert_held(&m->sched->lock);
+	p->m = NULL;
+	m->p = NULL;
+	return p;
+}
+
+/*
+ * Takes the P that kgo_m_wake() or kgo_m_create() handed over. Returns
+ * false if there is none: the M is to exit.
+ */
+static bool kgo_take_nextp(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	unsigned long flags;
+	struct kgo_p *p;
+	bool spinning;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	p = m->nextp;
+	spinning = m->nextp_spinning;
+	m->nextp = NULL;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (!p)
+		return false;
+	kgo_acquirep(m, p);
+	kgo_pstat_inc(p, mwakes);
+	if (spinning)
+		m->spinning = true;	/* already counted by the waker */
+	return true;
+}
+
+/*
+ * Parks an M that holds no P until a P is handed to it. Returns false if
+ * the M is to exit. First takes its home P if kgo_startm() wanted an M
+ * for it while this one was on its way here.
+ */
+static bool kgo_stopm(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *home = m->home, *p;
+	unsigned long flags;
+	bool spinning;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	WARN_ON_ONCE(!home->mtransit);
+	home->mtransit--;
+	if (sched->stopping) {
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return false;
+	}
+	if (home->wantm) {
+		home->wantm = false;
+		p = home;
+		spinning = home->wantm_spinning;
+		spin_unlock_irqrestore(&sched->lock, flags);
+		goto acquire;
+	}
+	m->woken = false;
+	list_add(&m->idle_node, &home->midle);
+	home->nmidle++;
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	kgo_m_park(m);
+	return kgo_take_nextp(m);
+acquire:
+	kgo_acquirep(m, p);
+	kgo_pstat_inc(p, mwakes);
+	if (spinning)
+		m->spinning = true;	/* already counted by the waker */
+	return true;
+}
+
+/* --- Finding work -------------------------------------------------- */
+
+/*
+ * Returns the next G for @m to run, parking the M while there is none.
+ * Returns NULL only when the M is to exit (module unload).
+ */
+static struct kgo_g *kgo_findrunnable(struct kgo_m *m, bool *inherit)
+{
+	struct kgo_sched *sched = m->sched;
+	unsigned long flags;
+	struct kgo_p *p;
+	struct kgo_g *g;
+
+top:
+	p = m->p;
+	*inherit = false;
+	if (READ_ONCE(sched->stopping))
+		goto drop;
+
+	/* 1. Fairness: glance at the global queue every 61 slices. */
+	if (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)) {
+		spin_lock_irqsave(&sched->lock, flags);
+		g = kgo_globrunqget(sched, p, 1);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		if (g)
+			return g;
+	}
+
+	/* 2. Local. */
+	g = kgo_runqget(p, inherit);
+	if (g) {
+		if (*inherit)
+			kgo_pstat_inc(p, runnext_hits);
+		return g;
+	}
+
+	/* 3. Global. */
+	if (READ_ONCE(sched->runqsize)) {
+		spin_lock_irqsave(&sched->lock, flags);
+		g = kgo_globrunqget(sched, p, 0);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		if (g)
+			return g;
+	}
+
+	/* 4. Steal, if fewer than half the busy Ps have a spinning M. */
+	if (m->spinning || 2 * atomic_read(&sched->nmspinning) <
+			   sched->nprocs - atomic_read(&sched->npidle)) {
+		if (!m->spinning)
+			kgo_become_spinning(m);
+		g = kgo_stealwork(m);
+		if (g)
+			return g;
+	}
+
+drop:
+	/* 5. Give the P up: last look at the global queue under the lock. */
+	spin_lock_irqsave(&sched->lock, flags);
+	if (!sched->stopping && sched->runqsize) {
+		g = kgo_globrunqget(sched, p, 0);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return g;
+	}
+	if (!sched->stopping && !m->spinning && atomic_read(&sched->needspinning)) {
+		/* Rule 4: a wakep found no idle P; spin on its behalf. */
+		kgo_become_spinning(m);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		goto top;
+	}
+	kgo_pstat_inc(p, mparks);
+	kgo_pidleput(sched, kgo_releasep(m));
+	m->home->mtransit++;	/* until kgo_stopm() or the recheck below */
+	spin_unlock_irqrestore(&sched->lock, flags);
+
+	if (m->spinning) {
+		m->spinning = false;
+		/*
+		 * Rule 3, the delicate dance: drop nmspinning, then look at
+		 * every source of work again. atomic_dec_return() is a full
+		 * barrier; it pairs with the producer's queue store followed
+		 * by its load of nmspinning in kgo_wakep() (ordered there by
+		 * sched.lock for the global queue; a P-local queue has a
+		 * running owner that will get to its Gs in any case).
+		 */
+		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
+		if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
+			spin_lock_irqsave(&sched->lock, flags);
+			p = sched->stopping ? NULL :
+			    kgo_pidleget_spinning(sched, m->home);
+			if (p == m->home) {
+				m->home->mtransit--;
+				spin_unlock_irqrestore(&sched->lock, flags);
+				kgo_acquirep(m, p);
+				kgo_become_spinning(m);
+				goto top;
+			}
+			if (p) {	/* our P was taken: wake another's M */
+				atomic_inc(&sched->nmspinning);
+				kgo_startm(p, true);
+			}
+			spin_unlock_irqrestore(&sched->lock, flags);
+		}
+	}
+
+	if (!kgo_stopm(m))
+		return NULL;
+	goto top;
+}
+
+/* --- Running Gs ---------------------------------------------------- */
+
+/*
+ * Runs @g on @m until it switches back, then does what it asked. This is
+ * Go's execute + gogo, and the g0 halves of gosched_m, park_m, goexit0.
+ */
+static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *p = m->p;
+	bool parked;
+
+again:
+	if (!inherit) {
+		p->schedtick++;
+		kgo_pstat_inc(p, schedticks);
+	}
+	if (!g->stack) {
+		g->stack = kgo_stack_get(p);
+		if (unlikely(!g->stack)) {
+			unsigned long flags;
+
+			/* Let others run, and try again a little later. */
+			pr_warn_ratelimited("no memory for a goroutine stack\n");
+			spin_lock_irqsave(&sched->lock, flags);
+			kgo_globrunqput(sched, g);
+			spin_unlock_irqrestore(&sched->lock, flags);
+			msleep(1);
+			return;
+		}
+		kgo_stack_prepare(g);
+		kgo_pstat_inc(p, gstarted);
+	}
+	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
+	g->m = m;
+	m->curg = g;
+	m->req = KGO_REQ_NONE;
+
+	/* Interrupts off across the swap of %rsp and current->stack. */
+	local_irq_disable();
+	current->stack = g->stack;
+	kgo_switch(&m->g0_sp, &g->sp);
+	/* Back on our stack: the G set current->stack before switching. */
+	m->curg = NULL;
+	parked = false;
+	if (m->req == KGO_REQ_PARK) {
+		/*
+		 * Still with interrupts off: the G may hold, for unlockf to
+		 * release, a lock that interrupt context also takes.
+		 */
+		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_WAITING);
+		parked = !g->unlockf || g->unlockf(g, g->unlock_arg);
+	}
+	local_irq_enable();
+
+	switch (m->req) {
+	case KGO_REQ_YIELD:
+		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
+		kgo_runqput(p, g, false);
+		kgo_pstat_inc(p, yields);
+		kgo_wakep();
+		break;
+	case KGO_REQ_PARK:
+		/* What the G held for unlockf must now be released. */
+		kgo_switch_check(m, "park");
+		kgo_pstat_inc(p, parks);
+		if (parked)
+			break;
+		/* unlockf said don't park; unless someone readied it first. */
+		if (atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
+		    KGO_G_WAITING) {
+			inherit = true;
+			goto again;
+		}
+		break;
+	case KGO_REQ_EXIT:
+		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_DEAD);
+		kgo_stack_put(p, g->stack);
+		g->stack = NULL;
+		kgo_g_free(p, g);
+		kgo_pstat_inc(p, gfinished);
+		atomic64_dec(&sched->galive);
+		break;
+	default:
+		WARN_ONCE(1, "kgo: goroutine switched back with request %d\n", m->req);
+	}
+}
+
+/**
+ * kgo_schedule() - the M's loop (Go's schedule)
+ * @m: the calling M, which starts with a P handed to it
+ *
+ * Returns when the M is to exit.
+ */
+void kgo_schedule(struct kgo_m *m)
+{
+	struct kgo_g *g;
+	bool inherit;
+
+	if (!kgo_take_nextp(m))	/* the P kgo_m_create() gave it */
+		return;
+	kgo_switch_baseline(m);
+	for (;;) {
+		g = kgo_findrunnable(m, &inherit);
+		if (!g)
+			break;
+		if (m->spinning)
+			kgo_resetspinning(m);
+		kgo_execute(m, g, inherit);
+	}
+	WARN_ON_ONCE(m->p || m->spinning);
+}
+
+/* --- Making Gs runnable -------------------------------------------- */
+
+/**
+ * kgo_newproc() - a RUNNABLE G for @fn, not yet queued
+ * @fn: the function
+ * @arg: its argument
+ * @gfp: for the G's struct
+ *
+ * Context: any. From a G the G comes from the P's free list.
+ * Return: the G, or an ERR_PTR.
+ */
+struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
+	struct kgo_p *p = m && m->curg ? m->p : NULL;
+	struct kgo_g *g;
+
+	if (READ_ONCE(sched->stopping))
+		return ERR_PTR(-ESHUTDOWN);
+	g = kgo_g_alloc(p, gfp);
+	if (!g)
+		return ERR_PTR(-ENOMEM);
+	g->fn = fn;
+	g->arg = arg;
+	g->goid = atomic64_inc_return(&sched->goidgen);
+	atomic64_inc(&sched->galive);
+	if (p)
+		kgo_pstat_inc(p, gcreated);
+	else
+		atomic64_inc(&sched->ext_created);
+	atomic_set(&g->status, KGO_G_RUNNABLE);
+	return g;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_newproc);
+
+/**
+ * kgo_injectglist() - make a batch of RUNNABLE Gs run (Go's injectglist)
+ * @q: the Gs, linked through schedlink; emptied
+ * @n: how many
+ *
+ * From outside a G the batch goes to the global queue and up to @n idle
+ * Ps are started; from a G, as many as there are idle Ps go global (for
+ * them) and the rest to the caller's P.
+ *
+ * Context: any, hardirq included.
+ */
+void kgo_injectglist(struct kgo_gqueue *q, u32 n)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
+	struct kgo_p *p = m && m->curg ? m->p : NULL;
+	struct kgo_gqueue glob = {};
+	unsigned long flags;
+	struct kgo_g *g;
+	u32 npidle, nglob;
+
+	if (!n)
+		return;
+	if (!p) {
+		spin_lock_irqsave(&sched->lock, flags);
+		kgo_globrunqputbatch(sched, q, n);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_start_idle(sched, n);
+		return;
+	}
+	npidle = atomic_read(&sched->npidle);
+	for (nglob = 0; nglob < npidle && !kgo_gqueue_empty(q); nglob++)
+		kgo_gqueue_push_back(&glob, kgo_gqueue_pop(q));
+	if (nglob) {
+		spin_lock_irqsave(&sched->lock, flags);
+		kgo_globrunqputbatch(sched, &glob, nglob);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_start_idle(sched, nglob);
+	}
+	while ((g = kgo_gqueue_pop(q)))
+		kgo_runqput(p, g, false);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_injectglist);
+
+/* --- Init, exit, statistics ---------------------------------------- */
+
+void kgo_sched_snapshot(struct kgo_sched_snap *snap)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	snap->nprocs = sched->nprocs;
+	snap->npidle = atomic_read(&sched->npidle);
+	snap->nmspinning = atomic_read(&sched->nmspinning);
+	snap->mcount = sched->mcount;
+	snap->nmidle = 0;
+	for (i = 0; i < sched->nprocs; i++)
+		snap->nmidle += sched->allp[i]->nmidle;
+	snap->runqsize = sched->runqsize;
+	snap->galive = atomic64_read(&sched->galive);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_sched_snapshot);
+
+int kgo_sched_init(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	int cpu, n = 0, i;
+
+	sched->allp = kcalloc(num_online_cpus(), sizeof(*sched->allp), GFP_KERNEL);
+	if (!sched->allp)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		struct kgo_p *p;
+
+		if (n == num_online_cpus())
+			break;
+		p = kgo_p_create(sched, n, cpu);
+		if (!p)
+			break;
+		INIT_WORK(&p->newm_work, kgo_newm_workfn);
+		sched->allp[n++] = p;
+	}
+	cpus_read_unlock();
+	sched->nprocs = n;
+	if (!n || n < num_online_cpus()) {
+		kgo_sched_exit();
+		return -ENOMEM;
+	}
+
+	kgo_ncoprimes = 0;
+	for (i = 1; i <= n; i++)
+		if (gcd(i, n) == 1)
+			kgo_coprimes[kgo_ncoprimes++] = i;
+
+	spin_lock_irq(&sched->lock);
+	for (i = n - 1; i >= 0; i--)
+		kgo_pidleput(sched, sched->allp[i]);
+	spin_unlock_irq(&sched->lock);
+	return 0;
+}
+
+/*
+ * Stops every M and frees every P. Goroutines still alive at this point
+ * are a bug of a user that did not wait for them: they are leaked.
+ */
+void kgo_sched_exit(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_m *m, *tmp;
+	LIST_HEAD(allm);
+	int i;
+
+	spin_lock_irq(&sched->lock);
+	sched->stopping = true;
+	for (i = 0; i < sched->nprocs; i++) {
+		struct kgo_p *p = sched->allp[i];
+
+		list_for_each_entry_safe(m, tmp, &p->midle, idle_node) {
+			list_del_init(&m->idle_node);
+			p->nmidle--;
+			kgo_m_wake(m, NULL, false);
+		}
+	}
+	spin_unlock_irq(&sched->lock);
+
+	for (i = 0; i < sched->nprocs; i++)
+		cancel_work_sync(&sched->allp[i]->newm_work);
+
+	/* No M is created after the works are cancelled. */
+	spin_lock_irq(&sched->lock);
+	list_splice_init(&sched->allm, &allm);
+	spin_unlock_irq(&sched->lock);
+	list_for_each_entry_safe(m, tmp, &allm, all_node) {
+		kthread_stop(m->task);
+		put_task_struct(m->task);
+		kfree(m);
+	}
+	WARN(atomic64_read(&sched->galive), "kgo: %lld goroutines alive at unload\n",
+	     atomic64_read(&sched->galive));
+
+	/* Stacks may still be looked at by an unwinder: see stack.c. */
+	synchronize_rcu();
+	for (i = 0; i < sched->nprocs; i++)
+		kgo_p_destroy(sched->allp[i]);
+	kgo_g_drain_free(NULL);
+	kfree(sched->allp);
+	sched->allp = NULL;
+	sched->nprocs = 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_SCHED_H
+#define _KGO_SCHED_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "g.h"
+
+struct kgo_m;
+struct kgo_p;
+
+/*
+ * The global scheduler state (Go's schedt). Field rules:
+ *   I: set at init
+ *   L: under lock; "racy" fields are also read without it as hints
+ *   A: atomic
+ */
+struct kgo_sched {
+	/*
+	 * Taken with interrupts off: kgo_ready() and kgo_go() from hardirq
+	 * put Gs on the global queue. Lock order: sched->lock, then the
+	 * scheduler's wake-ups (the rq lock inside wake_up_process()).
+	 */
+	spinlock_t lock;
+
+	struct kgo_gqueue runq;		/* L: the global run queue */
+	u32 runqsize;			/* L, racy */
+	struct kgo_p *pidle;		/* L: idle Ps, a stack through p->link */
+	struct list_head allm;		/* L: every M */
+	unsigned int mcount;		/* L */
+	bool stopping;			/* L, racy: module unload began */
+
+	struct kgo_g *gfree;		/* L: global free Gs (Go's sched.gFree) */
+	unsigned int ngfree;		/* L */
+
+	atomic_t npidle;		/* A: Ps on pidle */
+	atomic_t nmspinning;		/* A: Ms looking for work, holding a P */
+	atomic_t needspinning;		/* A: a wakep found no idle P */
+
+	int nprocs;			/* I: Ps (kgo's GOMAXPROCS) */
+	struct kgo_p **allp;		/* I: indexed by P id */
+
+	atomic64_t goidgen;		/* A: last goroutine id */
+	atomic64_t galive;		/* A: spawned and not yet exited */
+	atomic64_t mcreated;		/* A: Ms ever created */
+	/* Events from outside any P (process context, interrupts). */
+	atomic64_t ext_created;		/* A */
+	atomic64_t ext_readies;		/* A */
+};
+
+extern struct kgo_sched kgo_sched;
+
+/* A consistent-enough view for tests and statistics. */
+struct kgo_sched_snap {
+	int nprocs;
+	int npidle;
+	int nmspinning;
+	unsigned int mcount;
+	unsigned int nmidle;
+	u32 runqsize;
+	s64 galive;
+};
+
+int kgo_sched_init(void);
+void kgo_sched_exit(void);
+void kgo_sched_snapshot(struct kgo_sched_snap *snap);
+
+/* For the M loop (m.c). */
+void kgo_schedule(struct kgo_m *m);
+void kgo_sched_stopm_pick(struct kgo_m *m);
+
+/* Used by the API functions (api.c) and tests. */
+struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
+void kgo_injectglist(struct kgo_gqueue *q, u32 n);
+void kgo_wakep(void);
+void kgo_startm(struct kgo_p *p, bool spinning);
+
+#endif /* _KGO_SCHED_H */

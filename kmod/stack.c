@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goroutine stacks: THREAD_SIZE each, vmalloc'd (so an overflow hits
+ * the guard page below, as for kernel stacks), and laid out like a task
+ * stack, because current->stack points at the running goroutine's stack
+ * and the kernel reads it as such:
+ *
+ *   base            STACK_END_MAGIC (schedule() checks it)
+ *   ...             goroutine frames, growing down
+ *   top - pt_regs   a zeroed struct pt_regs, where task_pt_regs() looks
+ *   top
+ *
+ * Each P caches up to KGO_STACK_CACHE_MAX stacks. A goroutine takes one
+ * when it first runs and gives it back when it exits, so queued
+ * goroutines hold none. A shrinker hands idle cached stacks back under
+ * memory pressure.
+ *
+ * Freeing waits for an RCU grace period: an unwinder on another CPU
+ * (/proc/PID/stack, sysrq-t) may have read current->stack of an M just
+ * before the stack left it.
+ */
+
+#include <linux/atomic.h>
+#include <linux/kasan.h>
+#include <linux/magic.h>
+#include <linux/mm.h>
+#include <linux/ptrace.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task_stack.h>
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <kunit/visibility.h>
+
+#include "g.h"
+#include "proc.h"
+#include "sched.h"
+#include "stack.h"
+#include "switch.h"
+
+#ifdef CONFIG_KASAN_GENERIC
+/*
+ * Exported by mm/kasan/generic.c, which is the only KASAN unpoisoning
+ * entry point a module can reach. Declared as the compiler's builtin of
+ * the same name expects: (lowest address, end address as an integer).
+ */
+void __asan_allocas_unpoison(void *stack_top, long stack_bottom);
+#endif
+
+/* A freed stack's first bytes, reused to wait out the grace period. */
+struct kgo_dead_stack {
+	struct rcu_head rcu;
+};
+
+static atomic_long_t kgo_nstacks_cached = ATOMIC_LONG_INIT(0);
+
+/*
+ * A goroutine that exited, or was abandoned, mid-frame leaves KASAN
+ * redzone poison behind in its stack's shadow; the next user of the
+ * stack would trip over it. Clear the whole stack's shadow before reuse.
+ */
+static void kgo_stack_unpoison(void *stack)
+{
+#ifdef CONFIG_KASAN_GENERIC
+	__asan_allocas_unpoison(stack, (long)stack + THREAD_SIZE);
+#endif
+}
+
+static void kgo_stack_free(void *stack)
+{
+	struct kgo_dead_stack *dead = stack;
+
+	kgo_stack_unpoison(stack);
+	kvfree_rcu(dead, rcu);
+}
+
+/**
+ * kgo_stack_get() - a stack for a goroutine's first run
+ * @p: the caller's P
+ *
+ * Context: the M holding @p, process context (may sleep). Return: a stack
+ * or NULL when memory is short.
+ */
+void *kgo_stack_get(struct kgo_p *p)
+{
+	void *stack = NULL;
+
+	spin_lock(&p->stack_lock);
+	if (p->nstacks) {
+		stack = p->stacks[--p->nstacks];
+		atomic_long_dec(&kgo_nstacks_cached);
+	}
+	spin_unlock(&p->stack_lock);
+	if (!stack)
+		stack = vmalloc_node(THREAD_SIZE, cpu_to_node(p->cpu));
+	return stack;
+}
+
+/**
+ * kgo_stack_put() - give back the stack of a goroutine that exited
+ * @p: the caller's P
+ * @stack: the stack, no longer in use by anyone
+ *
+ * Context: the M holding @p.
+ */
+void kgo_stack_put(struct kgo_p *p, void *stack)
+{
+	kgo_stack_unpoison(stack);
+	spin_lock(&p->stack_lock);
+	if (p->nstacks < KGO_STACK_CACHE_MAX) {
+		p->stacks[p->nstacks++] = stack;
+		atomic_long_inc(&kgo_nstacks_cached);
+		stack = NULL;
+	}
+	spin_unlock(&p->stack_lock);
+	if (stack)
+		kgo_stack_free(stack);
+}
+
+/*
+ * Lays out @g's stack for its first switch: the pt_regs reserve, then a
+ * frame that kgo_switch pops (r15..rbp) and returns from into
+ * kgo_g_entry, which finds @g in %rbx. kgo_g_entry starts with %rsp
+ * 16-byte aligned, as the ABI wants before its call.
+ */
+void kgo_stack_prepare(struct kgo_g *g)
+{
+	unsigned long top = (unsigned long)g->stack + THREAD_SIZE;
+	unsigned long *sp;
+
+	*(unsigned long *)g->stack = STACK_END_MAGIC;
+	memset((void *)(top - sizeof(struct pt_regs)), 0, sizeof(struct pt_regs));
+	sp = (unsigned long *)ALIGN_DOWN(top - sizeof(struct pt_regs), 16);
+	*--sp = (unsigned long)kgo_g_entry;	/* kgo_switch's RET */
+	*--sp = 0;				/* rbp */
+	*--sp = (unsigned long)g;		/* rbx */
+	*--sp = 0;				/* r12 */
+	*--sp = 0;				/* r13 */
+	*--sp = 0;				/* r14 */
+	*--sp = 0;				/* r15 */
+	g->sp = (unsigned long)sp;
+}
+
+/* Frees every cached stack of @p. Context: no M may use @p any more. */
+void kgo_stack_drain(struct kgo_p *p)
+{
+	while (p->nstacks) {
+		kgo_stack_free(p->stacks[--p->nstacks]);
+		atomic_long_dec(&kgo_nstacks_cached);
+	}
+}
+
+long kgo_stacks_cached(void)
+{
+	return atomic_long_read(&kgo_nstacks_cached);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_stacks_cached);
+
+/* Frees up to @nr cached stacks, round the Ps. Returns how many. */
+unsigned long kgo_stack_shrink(unsigned long nr)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long freed = 0;
+	int i;
+
+	for (i = 0; i < sched->nprocs && freed < nr; i++) {
+		struct kgo_p *p = sched->allp[i];
+		void *batch[KGO_STACK_CACHE_MAX];
+		unsigned int n = 0;
+
+		spin_lock(&p->stack_lock);
+		while (p->nstacks && freed + n < nr)
+			batch[n++] = p->stacks[--p->nstacks];
+		spin_unlock(&p->stack_lock);
+		atomic_long_sub(n, &kgo_nstacks_cached);
+		freed += n;
+		while (n)
+			kgo_stack_free(batch[--n]);
+	}
+	return freed;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_stack_shrink);
+
+static unsigned long kgo_stack_shrink_count(struct shrinker *s,
+					    struct shrink_control *sc)
+{
+	long n = kgo_stacks_cached();
+
+	return n > 0 ? n : SHRINK_EMPTY;
+}
+
+static unsigned long kgo_stack_shrink_scan(struct shrinker *s,
+					   struct shrink_control *sc)
+{
+	unsigned long freed = kgo_stack_shrink(sc->nr_to_scan);
+
+	return freed ? freed : SHRINK_STOP;
+}
+
+static struct shrinker kgo_stack_shrinker = {
+	.count_objects	= kgo_stack_shrink_count,
+	.scan_objects	= kgo_stack_shrink_scan,
+	.seeks		= DEFAULT_SEEKS,
+};
+
+int kgo_stack_init(void)
+{
+	return register_shrinker(&kgo_stack_shrinker, "kgo-stacks");
+}
+
+void kgo_stack_exit(void)
+{
+	unregister_shrinker(&kgo_stack_shrinker);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_SWITCH_H
+#define _KGO_SWITCH_H
+
+#include <linux/compiler.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+
+struct kgo_g;
+
+void kgo_switch(unsigned long *save_sp, unsigned long *load_sp);
+void kgo_g_entry(void);
+void __noreturn kgo_g_main(struct kgo_g *g);
+
+/*
+ * All Ms share one stack canary. A goroutine's frames carry the canary
+ * of the kthread they were pushed on; a goroutine resumed by another M
+ * would fail __stack_chk_fail on its first return if each M had its own.
+ * The kernel reloads the per-CPU copy from task->stack_canary at every
+ * context switch, so setting both keeps them in step. Called with
+ * preemption disabled, from a function with no protected frame of its
+ * own: its frame's canary would change under it.
+ */
+static __always_inline unsigned long kgo_canary_swap(unsigned long canary)
+{
+#ifdef CONFIG_STACKPROTECTOR
+	unsigned long old = current->stack_canary;
+
+	current->stack_canary = canary;
+	this_cpu_write(fixed_percpu_data.stack_canary, canary);
+	return old;
+#else
+	return 0;
+#endif
+}
+
+#endif /* _KGO_SWITCH_H */

@@ -1,0 +1,654 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_sched: the scheduler as goroutines see it, on the live scheduler
+ * of the loaded module. After Go's proc_test.go where a test has a Go
+ * counterpart.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
+#include <linux/kallsyms.h>
+#include <linux/kthread.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/stacktrace.h>
+#include <linux/vmalloc.h>
+
+#include <kgo.h>
+#include "g.h"
+#include "m.h"
+#include "proc.h"
+#include "sched.h"
+#include "stack.h"
+#include "tests/run_g.h"
+
+#define LONG_MS		60000	/* a generous bound: TCG under KASAN is slow */
+
+static u64 sum_pstat(size_t off)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < kgo_sched.nprocs; i++)
+		sum += READ_ONCE(*(u64 *)((char *)&kgo_sched.allp[i]->stats + off));
+	return sum;
+}
+
+#define PSTAT(field)	sum_pstat(offsetof(struct kgo_pstats, field))
+
+/* --- 100 000 goroutines from one goroutine ------------------------- */
+
+#define MANY	100000
+
+struct many_ctx {
+	unsigned long *ran;
+	atomic_t dups;
+	struct kgo_waitgroup wg;
+	int spawn_errors;
+};
+
+static struct many_ctx *many;
+
+static void many_child(void *arg)
+{
+	if (test_and_set_bit((unsigned long)arg, many->ran))
+		atomic_inc(&many->dups);
+	kgo_wg_done(&many->wg);
+}
+
+static void many_parent(void *arg)
+{
+	unsigned long i;
+
+	kgo_wg_add(&many->wg, MANY);
+	for (i = 0; i < MANY; i++) {
+		if (kgo_go(many_child, (void *)i, GFP_KERNEL) < 0) {
+			many->spawn_errors++;
+			kgo_wg_done(&many->wg);
+		}
+	}
+	kgo_wg_wait(&many->wg);
+}
+
+static void kgo_sched_many_test(struct kunit *test)
+{
+	many = kunit_kzalloc(test, sizeof(*many), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, many);
+	many->ran = vzalloc(BITS_TO_LONGS(MANY) * sizeof(long));
+	KUNIT_ASSERT_NOT_NULL(test, many->ran);
+	kgo_wg_init(&many->wg);
+
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(many_parent, NULL, LONG_MS));
+	KUNIT_EXPECT_EQ(test, many->spawn_errors, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&many->dups), 0);
+	KUNIT_EXPECT_EQ(test, bitmap_weight(many->ran, MANY), (unsigned int)MANY);
+	vfree(many->ran);
+}
+
+/* --- Go's TestYieldProgress ---------------------------------------- */
+
+struct yield_ctx {
+	atomic_t flag;
+	unsigned long yields;
+	bool timed_out;
+};
+
+static void yield_setter(void *arg)
+{
+	struct yield_ctx *c = arg;
+
+	atomic_set(&c->flag, 1);
+}
+
+static void yield_looper(void *arg)
+{
+	struct yield_ctx *c = arg;
+	u64 end = local_clock() + 10 * NSEC_PER_SEC;
+
+	kgo_go(yield_setter, c, GFP_KERNEL);
+	while (!atomic_read(&c->flag)) {
+		if (local_clock() > end) {
+			c->timed_out = true;
+			break;
+		}
+		kgo_yield();
+		c->yields++;
+	}
+}
+
+static void kgo_sched_yield_progress_test(struct kunit *test)
+{
+	struct yield_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(yield_looper, c, LONG_MS));
+	KUNIT_EXPECT_FALSE(test, c->timed_out);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->flag), 1);
+}
+
+/* --- Go's TestGoroutineParallelism --------------------------------- */
+
+struct par_ctx {
+	int n;
+	atomic_t started;
+	atomic_t failed;
+	struct kgo_waitgroup wg;
+};
+
+/* Each G waits, without yielding, until all n run at once. */
+static void par_spinner(void *arg)
+{
+	struct par_ctx *c = arg;
+	u64 end = local_clock() + 20 * NSEC_PER_SEC;
+
+	atomic_inc(&c->started);
+	while (atomic_read(&c->started) < c->n) {
+		if (local_clock() > end) {
+			atomic_inc(&c->failed);
+			break;
+		}
+		cond_resched();	/* the kernel may run others; kgo may not */
+	}
+	kgo_wg_done(&c->wg);
+}
+
+static void par_spawner(void *arg)
+{
+	struct par_ctx *c = arg;
+	int i;
+
+	for (i = 0; i < c->n; i++)
+		kgo_go(par_spinner, c, GFP_KERNEL);
+}
+
+static void run_parallelism(struct kunit *test, bool from_g)
+{
+	struct par_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->n = kgo_sched.nprocs;
+	kgo_wg_init(&c->wg);
+	kgo_wg_add(&c->wg, c->n);
+	if (from_g) {
+		KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(par_spawner, c, LONG_MS));
+	} else {
+		/* The variant "after Ms parked": wake them from outside. */
+		KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+		for (i = 0; i < c->n; i++)
+			KUNIT_ASSERT_GT(test, kgo_go(par_spinner, c, GFP_KERNEL), 0LL);
+	}
+	kgo_wg_wait(&c->wg);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->failed), 0);
+}
+
+static void kgo_sched_parallelism_test(struct kunit *test)
+{
+	run_parallelism(test, true);
+}
+
+static void kgo_sched_parallelism_after_park_test(struct kunit *test)
+{
+	run_parallelism(test, false);
+}
+
+/* --- Work spawned on one P runs on the others ---------------------- */
+
+#define STEAL_GS	64
+
+struct steal_ctx {
+	unsigned long cpus;	/* bitmask of CPUs that ran a child */
+	struct kgo_waitgroup wg;
+};
+
+static void steal_child(void *arg)
+{
+	struct steal_ctx *c = arg;
+
+	set_bit(raw_smp_processor_id(), &c->cpus);
+	udelay(500);	/* long enough for an idle P to come and steal */
+	kgo_wg_done(&c->wg);
+}
+
+static void steal_parent(void *arg)
+{
+	struct steal_ctx *c = arg;
+	int i;
+
+	kgo_wg_add(&c->wg, STEAL_GS);
+	for (i = 0; i < STEAL_GS; i++)
+		kgo_go(steal_child, c, GFP_KERNEL);
+	kgo_wg_wait(&c->wg);
+}
+
+static void kgo_sched_steal_test(struct kunit *test)
+{
+	struct steal_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 steals = PSTAT(steals), stolen = PSTAT(stolen);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (kgo_sched.nprocs < 2)
+		kunit_skip(test, "needs two Ps");
+	kgo_wg_init(&c->wg);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(steal_parent, c, LONG_MS));
+	kunit_info(test, "cpus %#lx steals %llu stolen %llu\n", c->cpus,
+		   PSTAT(steals) - steals, PSTAT(stolen) - stolen);
+	KUNIT_EXPECT_GT(test, hweight_long(c->cpus), 1);
+	KUNIT_EXPECT_GT(test, PSTAT(steals), steals);
+	KUNIT_EXPECT_GT(test, PSTAT(stolen), stolen);
+}
+
+/* --- A protected frame survives a move to another M (canary) ------- */
+
+struct canary_ctx {
+	struct kgo_g *g;
+	atomic_t parked;
+	atomic_t round;		/* the round the G is in */
+	atomic_t resumed;	/* the last round it resumed in */
+	atomic_t stalls;
+	struct kgo_waitgroup hogs;
+	int rounds, moved, bad_buf;
+	u64 m_before, m_after;
+	int cpu_before, cpu_after;
+};
+
+static bool canary_unlock(struct kgo_g *g, void *arg)
+{
+	struct canary_ctx *c = arg;
+
+	atomic_set_release(&c->parked, 1);
+	return true;
+}
+
+/* Keeps the parked G's old M busy, so another M must resume it. */
+static void canary_hog(void *arg)
+{
+	struct canary_ctx *c = arg;
+	u64 end = local_clock() + 10 * NSEC_PER_SEC;
+	int round = atomic_read(&c->round);
+
+	/* Not "until resumed is set": a slow hog could miss a whole round. */
+	while (atomic_read(&c->resumed) < round) {
+		if (local_clock() > end) {
+			/* The readied G waited while a P was idle: lost wake-up. */
+			atomic_inc(&c->stalls);
+			break;
+		}
+		cond_resched();
+	}
+	kgo_wg_done(&c->hogs);
+}
+
+static noinline void canary_round(struct canary_ctx *c)
+{
+	char buf[64];
+	int i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = i ^ 0x5a;
+	c->m_before = kgo_this_m()->id;
+	c->cpu_before = raw_smp_processor_id();
+	atomic_inc(&c->round);
+	kgo_wg_add(&c->hogs, 1);
+	kgo_go(canary_hog, c, GFP_KERNEL);	/* runs next, on this P */
+	kgo_park(canary_unlock, c);
+	c->m_after = kgo_this_m()->id;
+	c->cpu_after = raw_smp_processor_id();
+	atomic_set(&c->resumed, atomic_read(&c->round));
+	for (i = 0; i < sizeof(buf); i++)
+		if (READ_ONCE(buf[i]) != (char)(i ^ 0x5a))
+			c->bad_buf++;
+	/* Returning checks this frame's canary: on the new M. */
+}
+
+static void canary_g(void *arg)
+{
+	struct canary_ctx *c = arg;
+
+	c->g = kgo_self();
+	for (c->rounds = 0; c->rounds < 10; c->rounds++) {
+		canary_round(c);
+		if (c->m_after != c->m_before && c->cpu_after != c->cpu_before)
+			c->moved++;
+	}
+}
+
+static int canary_waker(void *arg)
+{
+	struct canary_ctx *c = arg;
+	int r;
+
+	for (r = 0; r < 10; r++) {
+		while (!atomic_read_acquire(&c->parked))
+			usleep_range(100, 200);
+		atomic_set(&c->parked, 0);
+		kgo_ready(c->g);	/* from a plain kthread, not a G */
+	}
+	return 0;
+}
+
+static void kgo_sched_canary_move_test(struct kunit *test)
+{
+	struct canary_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct task_struct *waker;
+	u64 t0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	if (kgo_sched.nprocs < 2)
+		kunit_skip(test, "needs two Ps");
+	kgo_wg_init(&c->hogs);
+	waker = kthread_run(canary_waker, c, "kgo-test-waker");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(waker));
+	t0 = local_clock();
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(canary_g, c, LONG_MS));
+	kgo_wg_wait(&c->hogs);	/* they read c */
+	kunit_info(test, "%d of 10 rounds resumed on another M and CPU, %llu ms\n",
+		   c->moved, (local_clock() - t0) / NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, c->rounds, 10);
+	KUNIT_EXPECT_EQ(test, c->bad_buf, 0);
+	KUNIT_EXPECT_GT(test, c->moved, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->stalls), 0);
+}
+
+/* --- The unwinder sees a goroutine's frames ------------------------ */
+
+#define TRACE_DEPTH	32
+
+struct trace_ctx {
+	unsigned long entries[TRACE_DEPTH];
+	unsigned int n;
+	bool done;
+};
+
+static noinline void trace_leaf(struct trace_ctx *c)
+{
+	c->n = stack_trace_save(c->entries, TRACE_DEPTH, 0);
+}
+
+static noinline void trace_g(void *arg)
+{
+	struct trace_ctx *c = arg;
+
+	trace_leaf(c);
+	WRITE_ONCE(c->done, true);	/* not a tail call: keep this frame */
+}
+
+static bool trace_has(struct trace_ctx *c, const char *name)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		sprint_symbol_no_offset(sym, c->entries[i]);
+		if (!strncmp(sym, name, strlen(name)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What WARN, lockdep and KASAN print comes from this unwinder: it must
+ * walk the goroutine's stack from the leaf up to kgo_g_entry and stop.
+ */
+static void kgo_sched_trace_frames_test(struct kunit *test)
+{
+	struct trace_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(trace_g, c, LONG_MS));
+	for (i = 0; i < c->n; i++)
+		kunit_info(test, "  %pS\n", (void *)c->entries[i]);
+	KUNIT_EXPECT_LT(test, c->n, (unsigned int)TRACE_DEPTH);
+	KUNIT_EXPECT_TRUE(test, trace_has(c, "trace_leaf"));
+	KUNIT_EXPECT_TRUE(test, trace_has(c, "trace_g"));
+	KUNIT_EXPECT_TRUE(test, trace_has(c, "kgo_g_main"));
+	KUNIT_EXPECT_TRUE(test, trace_has(c, "kgo_g_entry"));
+	/* Nothing of the M's own stack: the walk stopped at the G's base. */
+	KUNIT_EXPECT_FALSE(test, trace_has(c, "kgo_schedule"));
+	KUNIT_EXPECT_FALSE(test, trace_has(c, "kthread"));
+}
+
+/* --- Stacks reused after abandoned large frames stay KASAN-clean --- */
+
+#define REUSE_GS	64
+
+struct reuse_ctx {
+	struct kgo_waitgroup wg;
+	unsigned long sum;
+};
+
+/* A big frame, left mid-way by kgo_exit(): its redzones stay poisoned. */
+static noinline void reuse_big_frame_exit(struct reuse_ctx *c)
+{
+	volatile char big[2048];
+	int i;
+
+	for (i = 0; i < sizeof(big); i += 64)
+		big[i] = i;
+	c->sum += big[64];
+	kgo_wg_done(&c->wg);
+	kgo_exit();
+}
+
+static void reuse_first(void *arg)
+{
+	reuse_big_frame_exit(arg);
+}
+
+/* Another layout over the same stack range. */
+static noinline void reuse_walk(struct reuse_ctx *c, int depth)
+{
+	volatile char mid[200];
+	int i;
+
+	for (i = 0; i < sizeof(mid); i++)
+		mid[i] = i + depth;
+	if (depth)
+		reuse_walk(c, depth - 1);
+	c->sum += mid[depth % sizeof(mid)];
+}
+
+static void reuse_second(void *arg)
+{
+	struct reuse_ctx *c = arg;
+
+	reuse_walk(c, 8);
+	kgo_wg_done(&c->wg);
+}
+
+static void kgo_sched_stack_reuse_test(struct kunit *test)
+{
+	struct reuse_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	kgo_wg_init(&c->wg);
+	kgo_wg_add(&c->wg, REUSE_GS);
+	for (i = 0; i < REUSE_GS; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(reuse_first, c, GFP_KERNEL), 0LL);
+	kgo_wg_wait(&c->wg);
+	KUNIT_EXPECT_GT(test, kgo_stacks_cached(), 0L);
+	kgo_wg_add(&c->wg, REUSE_GS);
+	for (i = 0; i < REUSE_GS; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(reuse_second, c, GFP_KERNEL), 0LL);
+	kgo_wg_wait(&c->wg);
+	/* A KASAN report above would have panicked the test kernel. */
+}
+
+/* --- Readiness and spawning from interrupt context ----------------- */
+
+struct irq_ctx {
+	struct hrtimer timer;
+	struct kgo_g *g;
+	atomic_t resumed;
+	s64 spawned;
+	struct kgo_waitgroup wg;
+	enum hrtimer_mode mode;
+	bool was_hardirq;
+};
+
+static void irq_child(void *arg)
+{
+	struct irq_ctx *c = arg;
+
+	kgo_wg_done(&c->wg);
+}
+
+static enum hrtimer_restart irq_timer_fn(struct hrtimer *t)
+{
+	struct irq_ctx *c = container_of(t, struct irq_ctx, timer);
+
+	c->was_hardirq = in_hardirq();
+	c->spawned = kgo_go(irq_child, c, GFP_ATOMIC);
+	kgo_ready(c->g);
+	return HRTIMER_NORESTART;
+}
+
+static bool irq_arm(struct kgo_g *g, void *arg)
+{
+	struct irq_ctx *c = arg;
+
+	c->g = g;
+	hrtimer_start(&c->timer, ns_to_ktime(100 * NSEC_PER_USEC), c->mode);
+	return true;
+}
+
+static void irq_g(void *arg)
+{
+	struct irq_ctx *c = arg;
+
+	kgo_park(irq_arm, c);
+	atomic_set(&c->resumed, 1);
+}
+
+static void run_irq_ready(struct kunit *test, enum hrtimer_mode mode, bool hard)
+{
+	struct irq_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->mode = mode;
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, mode);
+	c->timer.function = irq_timer_fn;
+	kgo_wg_init(&c->wg);
+	kgo_wg_add(&c->wg, 1);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(irq_g, c, LONG_MS));
+	hrtimer_cancel(&c->timer);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->resumed), 1);
+	KUNIT_EXPECT_EQ(test, c->was_hardirq, hard);
+	KUNIT_ASSERT_GT(test, c->spawned, 0LL);
+	kgo_wg_wait(&c->wg);
+}
+
+static void kgo_sched_hardirq_ready_test(struct kunit *test)
+{
+	run_irq_ready(test, HRTIMER_MODE_REL_HARD, true);
+}
+
+static void kgo_sched_softirq_ready_test(struct kunit *test)
+{
+	run_irq_ready(test, HRTIMER_MODE_REL_SOFT, false);
+}
+
+/* --- A batch injected from outside (Go's injectglist) -------------- */
+
+#define BATCH	1000
+
+struct batch_ctx {
+	atomic_t ran;
+	struct kgo_waitgroup wg;
+};
+
+static void batch_fn(void *arg)
+{
+	struct batch_ctx *c = arg;
+
+	atomic_inc(&c->ran);
+	kgo_wg_done(&c->wg);
+}
+
+static void kgo_sched_inject_batch_test(struct kunit *test)
+{
+	struct batch_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct kgo_gqueue q = {};
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	kgo_wg_init(&c->wg);
+	kgo_wg_add(&c->wg, BATCH);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	for (i = 0; i < BATCH; i++) {
+		struct kgo_g *g = kgo_newproc(batch_fn, c, GFP_KERNEL);
+
+		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
+		kgo_gqueue_push_back(&q, g);
+	}
+	kgo_injectglist(&q, BATCH);
+	kgo_wg_wait(&c->wg);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->ran), BATCH);
+}
+
+/* --- Cached stacks go back under memory pressure ------------------- */
+
+static void shrink_noop(void *arg)
+{
+}
+
+static void kgo_sched_shrinker_test(struct kunit *test)
+{
+	long cached;
+
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(shrink_noop, NULL, LONG_MS));
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	cached = kgo_stacks_cached();
+	KUNIT_ASSERT_GT(test, cached, 0L);	/* the exited G gave its stack back */
+	KUNIT_EXPECT_EQ(test, kgo_stack_shrink(ULONG_MAX), (unsigned long)cached);
+	KUNIT_EXPECT_EQ(test, kgo_stacks_cached(), 0L);
+	/* Goroutines still get stacks afterwards. */
+	KUNIT_EXPECT_EQ(test, 0, kgo_test_run_in_g(shrink_noop, NULL, LONG_MS));
+}
+
+/* --- Idle means idle ------------------------------------------------ */
+
+static void kgo_sched_quiesce_test(struct kunit *test)
+{
+	struct kgo_sched_snap s;
+
+	KUNIT_EXPECT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	kgo_sched_snapshot(&s);
+	kunit_info(test, "Ps %d idle %d Ms %u idle %u spinning %d\n",
+		   s.nprocs, s.npidle, s.mcount, s.nmidle, s.nmspinning);
+	KUNIT_EXPECT_EQ(test, s.nmspinning, 0);
+	KUNIT_EXPECT_EQ(test, s.nmidle, s.mcount);
+	KUNIT_EXPECT_EQ(test, s.npidle, s.nprocs);
+	/* Every G spawned has finished: nothing leaked in the counters. */
+	KUNIT_EXPECT_EQ(test, PSTAT(gcreated) + atomic64_read(&kgo_sched.ext_created),
+			PSTAT(gfinished));
+	KUNIT_EXPECT_EQ(test, PSTAT(gstarted), PSTAT(gfinished));
+}
+
+static struct kunit_case kgo_sched_cases[] = {
+	KUNIT_CASE(kgo_sched_many_test),
+	KUNIT_CASE(kgo_sched_yield_progress_test),
+	KUNIT_CASE(kgo_sched_parallelism_test),
+	KUNIT_CASE(kgo_sched_parallelism_after_park_test),
+	KUNIT_CASE(kgo_sched_steal_test),
+	KUNIT_CASE(kgo_sched_canary_move_test),
+	KUNIT_CASE(kgo_sched_trace_frames_test),
+	KUNIT_CASE(kgo_sched_stack_reuse_test),
+	KUNIT_CASE(kgo_sched_hardirq_ready_test),
+	KUNIT_CASE(kgo_sched_softirq_ready_test),
+	KUNIT_CASE(kgo_sched_inject_batch_test),
+	KUNIT_CASE(kgo_sched_shrinker_test),
+	KUNIT_CASE(kgo_sched_quiesce_test),
+	{}
+};
+
+static struct kunit_suite kgo_sched_suite = {
+	.name = "kgo_sched",
+	.test_cases = kgo_sched_cases,
+};
+
+kunit_test_suite(kgo_sched_suite);
