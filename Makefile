@@ -5,6 +5,8 @@
 #   make demo         boot the stock kernel in QEMU, load kgo, run kgoctl
 #   make check        every test: KUnit + selftests on the debug kernel,
 #                     selftests on the stock kernel
+#   make check-harness  show that make check fails on a failing KUnit case,
+#                     a failing selftest, a WARN and a hung guest
 #   make tools        tools/kgoctl/kgoctl and the selftest binaries
 #   make style        checkpatch.pl over the project's C files
 #   make sparse       sparse (C=2) over the module
@@ -46,9 +48,12 @@ demo:
 check:
 	@tools/check.sh
 
+check-harness:
+	@tools/check-harness.sh
+
 clean:
 	-test -f "$(KDIR)/Makefile" && $(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C tools/kgoctl clean
 	$(MAKE) -C selftests/kgo clean
 
-.PHONY: all kdir-exists modules install sparse tools style demo check clean
+.PHONY: all kdir-exists modules install sparse tools style demo check check-harness clean
