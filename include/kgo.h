@@ -133,7 +133,7 @@ void kgo_ready(struct kgo_g *g);
  * Initialise with kgo_wg_init(). Fields are private.
  */
 struct kgo_waitgroup {
-	spinlock_t lock;
+	spinlock_t lock;	/* irq-safe: kgo_wg_add() from hardirq */
 	long count;
 	struct list_head waiters;
 	wait_queue_head_t wq;

@@ -51,7 +51,8 @@ static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
 	kgo_switch_check(m, "exit");
 	m->req = KGO_REQ_EXIT;
 	kgo_switch_to_m(m, g);
-	BUG();	/* a dead G is never switched back to */
+	/* A dead G is never switched back to: scheduler state is corrupt. */
+	BUG();
 }
 
 /* Called by kgo_g_entry on a new G's stack, interrupts still off. */

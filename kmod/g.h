@@ -89,7 +89,8 @@ static inline void kgo_gqueue_push_back_all(struct kgo_gqueue *q,
 	else
 		q->head = from->head;
 	q->tail = from->tail;
-	from->head = from->tail = NULL;
+	from->head = NULL;
+	from->tail = NULL;
 }
 
 static inline struct kgo_g *kgo_gqueue_pop(struct kgo_gqueue *q)

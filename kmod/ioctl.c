@@ -54,7 +54,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 	u32 usize;
 	int ret;
 
-	BUILD_BUG_ON(KGO_INFO_SIZE_VER0 != offsetofend(struct kgo_info, nr_procs));
+	BUILD_BUG_ON(offsetofend(struct kgo_info, nr_procs) != KGO_INFO_SIZE_VER0);
 	BUILD_BUG_ON(sizeof(info) % sizeof(__u64));
 
 	ret = kgo_copy_struct_in(&info, sizeof(info), KGO_INFO_SIZE_VER0,

@@ -149,8 +149,9 @@ static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
 	u32 h, t, n, i;
 
 	for (;;) {
-		/* Acquire both: pairs with other consumers and the owner. */
+		/* Acquire: pairs with other consumers' release of runqhead. */
 		h = smp_load_acquire(&p2->runqhead);
+		/* Acquire: pairs with the owner's release; slots are visible. */
 		t = smp_load_acquire(&p2->runqtail);
 		n = t - h;
 		n = n - n / 2;
@@ -238,10 +239,13 @@ bool kgo_runqempty(struct kgo_p *p)
 	struct kgo_g *next;
 
 	for (;;) {
+		/* Acquire: pairs with consumers' release of runqhead. */
 		h = smp_load_acquire(&p->runqhead);
+		/* Acquire: pairs with the owner's release of runqtail. */
 		t = smp_load_acquire(&p->runqtail);
+		/* Acquire: pairs with the full barrier of runnext's cmpxchg. */
 		next = smp_load_acquire(&p->runnext);
-		/* The tail did not move while we looked at runnext. */
+		/* Acquire again: the tail did not move while we looked. */
 		if (t == smp_load_acquire(&p->runqtail))
 			return h == t && !next;
 	}

@@ -563,7 +563,7 @@ again:
 			spin_lock_irqsave(&sched->lock, flags);
 			kgo_globrunqput(sched, g);
 			spin_unlock_irqrestore(&sched->lock, flags);
-			msleep(1);
+			usleep_range(1000, 2000);
 			return;
 		}
 		kgo_stack_prepare(g);

@@ -69,7 +69,7 @@ int kgo_test_wait_quiet(unsigned int timeout_ms)
 		if (!s.galive && !s.nmspinning && s.nmidle == s.mcount &&
 		    s.npidle == s.nprocs && !s.runqsize)
 			return 0;
-		msleep(10);
+		usleep_range(10000, 20000);
 	} while (time_before(jiffies, end));
 	return -ETIMEDOUT;
 }

@@ -330,7 +330,8 @@ static void kgo_runq_stress_test(struct kunit *test)
 	}
 	for (i = 0; i < STRESS_GS; i++) {
 		kgo_runqput(f->p[0], &g[i], i % 3 == 0);
-		if (i % 2 && (x = kgo_runqget(f->p[0], &inherit)))
+		x = i % 2 ? kgo_runqget(f->p[0], &inherit) : NULL;
+		if (x)
 			runq_consume(consumed, x);
 		if (i % 1024 == 0)
 			cond_resched();
