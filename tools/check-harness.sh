@@ -47,9 +47,9 @@ for c in "${cases[@]}"; do
 	start=$SECONDS
 	(cd "$tmp" && KGO_VM_TIMEOUT=120 KGO_OUT="$tmp/out" make check) >"$tmp.log" 2>&1
 	crc=$?
-	last=$(tail -n 1 "$tmp.log")
+	last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$tmp.log" | tail -n 1)
 	if [ $crc != 0 ]; then
-		echo "$c: caught: make check exited $crc, last line \"$last\" ($((SECONDS - start)) s)"
+		echo "$c: caught: make check exited $crc with \"$last\" ($((SECONDS - start)) s)"
 	else
 		echo "$c: NOT CAUGHT: make check exited 0 (log: $tmp.log)"
 		rc=1

@@ -616,7 +616,19 @@ static void kgo_sched_quiesce_test(struct kunit *test)
 {
 	struct kgo_sched_snap s;
 
+	int i;
+
 	KUNIT_EXPECT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	for (i = 0; i < kgo_sched.nprocs; i++) {
+		struct kgo_pstats *st = &kgo_sched.allp[i]->stats;
+
+		kunit_info(test, "P%d: created %llu started %llu finished %llu ticks %llu runnext %llu global %llu\n",
+			   i, st->gcreated, st->gstarted, st->gfinished, st->schedticks,
+			   st->runnext_hits, st->globrunq_takes);
+		kunit_info(test, "P%d: steal tries %llu steals %llu stolen %llu parks %llu readies %llu yields %llu mparks %llu mwakes %llu spinning %llu\n",
+			   i, st->steal_attempts, st->steals, st->stolen, st->parks,
+			   st->readies, st->yields, st->mparks, st->mwakes, st->spinning);
+	}
 	kgo_sched_snapshot(&s);
 	kunit_info(test, "Ps %d idle %d Ms %u idle %u spinning %d\n",
 		   s.nprocs, s.npidle, s.mcount, s.nmidle, s.nmspinning);
