@@ -7,6 +7,7 @@
 #include <linux/export.h>
 #include <linux/hardirq.h>
 #include <linux/irqflags.h>
+#include <linux/timekeeping.h>
 #include <linux/sched.h>
 
 #include <kgo.h>
@@ -153,6 +154,7 @@ void kgo_ready(struct kgo_g *g)
 	if (WARN_ONCE(was != KGO_G_WAITING,
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
 		return;
+	g->runnable_since = ktime_get_mono_fast_ns();
 	if (m) {
 		kgo_pstat_inc(m->p, readies);
 		kgo_runqput(m->p, g, true);

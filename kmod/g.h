@@ -51,6 +51,7 @@ struct kgo_g {
 	void *arg;			/* I */
 	struct kgo_m *m;		/* O: the M running it, while RUNNING */
 	struct kgo_g *schedlink;	/* O: link in the global queue or a free list */
+	u64 runnable_since;		/* O: when it last became RUNNABLE, in ns */
 
 	/* Set by the G itself just before it parks; read by its M. */
 	bool (*unlockf)(struct kgo_g *g, void *arg);

@@ -14,8 +14,11 @@
 #include <kunit/visibility.h>
 
 #include <linux/kgo.h>
+#include "g.h"
 #include "ioctl.h"
 #include "sched.h"
+#include "session.h"
+#include "stats.h"
 
 /*
  * Reads a size/flags-form argument into @dst (@ksize bytes). @minsize is
@@ -67,22 +70,149 @@ static long kgo_ioctl_get_info(void __user *uarg)
 	info.abi_version = KGO_ABI_VERSION;
 	info.nr_procs = kgo_sched.nprocs;
 	info.stack_size = THREAD_SIZE;
+	info.task_size = sizeof(struct kgo_task);
+	info.completion_size = sizeof(struct kgo_completion);
 	return kgo_copy_struct_out(uarg, &info, sizeof(info), usize);
 }
 
+/* Descriptors are read one by one; a larger size than this is nonsense. */
+#define KGO_TASK_SIZE_MAX	PAGE_SIZE
+/* Inject each chunk of a batch, so that work starts while we copy. */
+#define KGO_SUBMIT_CHUNK	128
+
+static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
+{
+	struct kgo_gqueue q = {};
+	struct kgo_submit sub;
+	struct kgo_task t;
+	u32 usize, i, n = 0, chunk = 0;
+	long ret;
+
+	ret = kgo_copy_struct_in(&sub, sizeof(sub), sizeof(sub), uarg, &usize);
+	if (ret)
+		return ret;
+	if (sub.flags)
+		return -EINVAL;
+	if (sub.task_size < offsetofend(struct kgo_task, __reserved))
+		return -EINVAL;
+	if (sub.task_size > KGO_TASK_SIZE_MAX)
+		return -E2BIG;
+
+	for (i = 0; i < sub.nr; i++) {
+		const void __user *ut = u64_to_user_ptr(sub.tasks + (u64)i * sub.task_size);
+		struct kgo_g *g;
+
+		ret = copy_struct_from_user(&t, sizeof(t), ut, sub.task_size);
+		if (ret)
+			break;
+		g = kgo_session_submit_one(s, &t);
+		if (IS_ERR(g)) {
+			ret = PTR_ERR(g);
+			break;
+		}
+		kgo_gqueue_push_back(&q, g);
+		n++;
+		if (++chunk == KGO_SUBMIT_CHUNK) {
+			kgo_injectglist(&q, chunk);
+			chunk = 0;
+			cond_resched();
+		}
+	}
+	kgo_injectglist(&q, chunk);
+	/* Accepted tasks are never undone: report them, not the error. */
+	return n ? n : ret;
+}
+
+static long kgo_ioctl_wait(struct kgo_session *s, void __user *uarg)
+{
+	struct kgo_wait w;
+	u32 usize;
+	long ret;
+
+	ret = kgo_copy_struct_in(&w, sizeof(w), sizeof(w), uarg, &usize);
+	if (ret)
+		return ret;
+	if (w.flags)
+		return -EINVAL;
+	ret = kgo_session_wait(s, w.min_complete, w.timeout_ns, &w.ready);
+	if (kgo_copy_struct_out(uarg, &w, sizeof(w), usize))
+		return -EFAULT;
+	return ret;
+}
+
+static long kgo_ioctl_cancel(struct kgo_session *s, void __user *uarg)
+{
+	struct kgo_cancel c;
+	u32 usize;
+	long ret;
+
+	ret = kgo_copy_struct_in(&c, sizeof(c), sizeof(c), uarg, &usize);
+	if (ret)
+		return ret;
+	if ((c.flags & ~KGO_CANCEL_ALL) || c.__reserved)
+		return -EINVAL;
+	c.cancelled = kgo_session_cancel(s, c.flags & KGO_CANCEL_ALL, c.tag);
+	return kgo_copy_struct_out(uarg, &c, sizeof(c), usize);
+}
+
+static long kgo_ioctl_stats(void __user *uarg)
+{
+	struct kgo_proc_stats ps;
+	struct kgo_stats st;
+	u32 usize, i, n;
+	long ret;
+
+	ret = kgo_copy_struct_in(&st, sizeof(st), sizeof(st), uarg, &usize);
+	if (ret)
+		return ret;
+	if (st.flags || st.__reserved)
+		return -EINVAL;
+	if (st.procs_max && st.proc_size < KGO_PROC_STATS_SIZE_VER0)
+		return -EINVAL;
+
+	kgo_stats_global(&st);
+	n = min(st.nr_procs, st.procs_max);
+	for (i = 0; i < n; i++) {
+		void __user *up = u64_to_user_ptr(st.procs + (u64)i * st.proc_size);
+
+		kgo_stats_proc(i, &ps);
+		if (copy_to_user(up, &ps, min_t(size_t, sizeof(ps), st.proc_size)))
+			return -EFAULT;
+	}
+	return kgo_copy_struct_out(uarg, &st, sizeof(st), usize);
+}
+
 /*
- * @file is not looked at by the ioctls that do not need a session, which
- * lets the KUnit suite call this directly.
+ * GET_INFO needs no session: @file may be NULL there, which lets the
+ * KUnit suite call this directly.
  */
 long kgo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
+	struct kgo_session *s = file ? file->private_data : NULL;
 	void __user *uarg = (void __user *)arg;
 
-	switch (cmd) {
-	case KGO_IOC_GET_INFO:
+	if (cmd == KGO_IOC_GET_INFO)
 		return kgo_ioctl_get_info(uarg);
+	switch (cmd) {
+	case KGO_IOC_SUBMIT:
+	case KGO_IOC_WAIT:
+	case KGO_IOC_CANCEL:
+	case KGO_IOC_STATS:
+		if (!s)
+			return -EBADFD;
+		break;
 	default:
 		return -ENOTTY;
+	}
+	switch (cmd) {
+	case KGO_IOC_SUBMIT:
+		return kgo_ioctl_submit(s, uarg);
+	case KGO_IOC_WAIT:
+		return kgo_ioctl_wait(s, uarg);
+	case KGO_IOC_CANCEL:
+		return kgo_ioctl_cancel(s, uarg);
+	default:
+		return kgo_ioctl_stats(uarg);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_ioctl);

@@ -11,6 +11,7 @@
 #include "g.h"
 #include "m.h"
 #include "sched.h"
+#include "session.h"
 #include "stack.h"
 
 static int __init kgo_init(void)
@@ -20,6 +21,9 @@ static int __init kgo_init(void)
 	ret = kgo_m_init();
 	if (ret)
 		goto err_m;
+	ret = kgo_session_init();	/* checks the module parameters */
+	if (ret)
+		goto err_session;
 	ret = kgo_g_init();
 	if (ret)
 		goto err_g;
@@ -43,6 +47,8 @@ err_stack:
 err_sched:
 	kgo_g_exit();
 err_g:
+	kgo_session_exit();
+err_session:
 err_m:
 	return ret;
 }
@@ -53,6 +59,7 @@ static void __exit kgo_exit_module(void)
 	kgo_stack_exit();
 	kgo_sched_exit();
 	kgo_g_exit();
+	kgo_session_exit();
 }
 
 module_init(kgo_init);

@@ -43,6 +43,8 @@ struct kgo_pstats {
 	u64 mparks;		/* an M gave this P up and slept */
 	u64 mwakes;		/* an M was woken to run this P */
 	u64 spinning;		/* an M became spinning on this P */
+	/* Gs by time runnable before running: [2^i, 2^(i+1)) ns. */
+	u64 latency[32];
 } ____cacheline_aligned_in_smp;
 
 /*

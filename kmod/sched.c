@@ -94,6 +94,7 @@
 #include "runq.h"
 #include "sched.h"
 #include "stack.h"
+#include "stats.h"
 #include "switch.h"
 
 #define KGO_STEAL_TRIES		4
@@ -548,7 +549,6 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	struct kgo_p *p = m->p;
 	bool parked;
 
-again:
 	if (!inherit) {
 		p->schedtick++;
 		kgo_pstat_inc(p, schedticks);
@@ -569,6 +569,8 @@ again:
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
 	}
+	kgo_stats_record_latency(p, ktime_get_mono_fast_ns() - g->runnable_since);
+resume:
 	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
 	g->m = m;
 	m->curg = g;
@@ -594,6 +596,7 @@ again:
 	switch (m->req) {
 	case KGO_REQ_YIELD:
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
+		g->runnable_since = ktime_get_mono_fast_ns();
 		kgo_runqput(p, g, false);
 		kgo_pstat_inc(p, yields);
 		kgo_wakep();
@@ -606,10 +609,8 @@ again:
 			break;
 		/* unlockf said don't park; unless someone readied it first. */
 		if (atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
-		    KGO_G_WAITING) {
-			inherit = true;
-			goto again;
-		}
+		    KGO_G_WAITING)
+			goto resume;	/* same slice, never queued */
 		break;
 	case KGO_REQ_EXIT:
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_DEAD);
@@ -680,6 +681,7 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 		kgo_pstat_inc(p, gcreated);
 	else
 		atomic64_inc(&sched->ext_created);
+	g->runnable_since = ktime_get_mono_fast_ns();
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
 }

@@ -10,10 +10,30 @@
 
 function fail(what) { failed++; print "FAIL " what }
 
+function end_kunit(   i) {
+	if (!totals) {
+		tpass = ok; tfail = bad; tskip = skip
+	}
+	if (tpass + tfail + tskip == 0) {
+		fail("kunit " name ": no test cases ran")
+		return
+	}
+	passed += tpass; skipped += tskip
+	for (i = 1; i <= nmsg; i++)
+		fail("kunit " name ": " msg[i])
+	for (i = nmsg; i < tfail; i++)
+		fail("kunit " name ": a failure without its case line (see the console log)")
+	# The suite failed outside its cases (suite_init or exit).
+	if (suite_bad && tfail == 0)
+		fail("kunit " name ": suite failed")
+}
+
 { sub(/\r$/, "") }
 
 /^KGO-BEGIN / {
-	kind = $2; name = $3; cases = 0; bad = 0; insec = 1; next
+	kind = $2; name = $3; cases = 0; bad = 0; insec = 1
+	ok = 0; skip = 0; nmsg = 0; totals = 0; suite_bad = 0
+	next
 }
 /^KGO-END / {
 	rc = $4; sub(/^rc=/, "", rc)
@@ -25,22 +45,30 @@ function fail(what) { failed++; print "FAIL " what }
 		else if (rc != 0 && bad == 0)
 			fail("selftest " name " exited " rc)
 	}
-	if (kind == "kunit" && cases == 0)
-		fail("kunit " name ": no test cases ran")
+	if (kind == "kunit")
+		end_kunit()
 	insec = 0; next
 }
 /^KGO-FAIL / { sub(/^KGO-FAIL /, ""); fail($0); next }
 /^KGO-DONE/ { done = 1; next }
 
+# KUnit: the suite's "# Totals:" line is the count (it counts each
+# parameter of a parameterised case). The case lines, indented one level,
+# name the failures and are the count where Totals is missing. They can
+# be missing themselves: a case's log is a fixed buffer that a chatty
+# case overflows.
 insec && kind == "kunit" {
 	if ($0 ~ /^    (not )?ok [0-9]+ /) {
 		cases++
-		if ($0 ~ /# SKIP/) skipped++
-		else if ($0 ~ /^    not ok/) { bad++; fail("kunit " name ": " substr($0, 5)) }
-		else passed++
-	} else if ($0 ~ /^not ok [0-9]+ / && bad == 0 && cases > 0) {
-		# The suite failed outside its cases (suite_init or exit).
-		fail("kunit " name ": suite failed")
+		if ($0 ~ /# SKIP/) skip++
+		else if ($0 ~ /^    not ok/) { bad++; msg[++nmsg] = substr($0, 5) }
+		else ok++
+	} else if ($0 ~ /^# Totals: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+/) {
+		totals = 1
+		split($0, f, /[: ]+/)	# "#" "Totals" "pass" N "fail" N "skip" N
+		tpass = f[4]; tfail = f[6]; tskip = f[8]
+	} else if ($0 ~ /^not ok [0-9]+ /) {
+		suite_bad = 1
 	}
 	next
 }

@@ -36,6 +36,10 @@
  * travels in the struct, which is what lets a struct grow.
  */
 #define KGO_IOC_GET_INFO	_IO(KGO_IOC_MAGIC, 0x00)
+#define KGO_IOC_SUBMIT		_IO(KGO_IOC_MAGIC, 0x01)
+#define KGO_IOC_WAIT		_IO(KGO_IOC_MAGIC, 0x02)
+#define KGO_IOC_STATS		_IO(KGO_IOC_MAGIC, 0x03)
+#define KGO_IOC_CANCEL		_IO(KGO_IOC_MAGIC, 0x04)
 
 /**
  * struct kgo_info - argument of KGO_IOC_GET_INFO
@@ -46,6 +50,9 @@
  * @nr_procs: out: the number of Ps the scheduler runs goroutines on
  *	      (kgo's GOMAXPROCS: one per online CPU)
  * @stack_size: out: bytes of kernel stack each running goroutine holds
+ * @task_size: out: sizeof(struct kgo_task) as the module knows it
+ * @completion_size: out: sizeof(struct kgo_completion), the size of one
+ *		     record read(2) returns
  * @__reserved: must be 0
  *
  * Describes the loaded module so that a tool can check it speaks the
@@ -57,9 +64,262 @@ struct kgo_info {
 	__u32 abi_version;
 	__u32 nr_procs;
 	__u32 stack_size;
+	__u32 task_size;
+	__u32 completion_size;
 	__u32 __reserved;
 };
 
 #define KGO_INFO_SIZE_VER0	16	/* up to and including @nr_procs */
+
+/*
+ * The task catalogue: what a submitted task runs, as a goroutine.
+ * Userspace cannot send code; these kinds are the vocabulary.
+ *
+ *  KGO_TASK_NOP       nothing.                        result: 0
+ *  KGO_TASK_SPIN      busy CPU for args[0] ns, at most KGO_SPIN_MAX_NS,
+ *                     without yielding to other goroutines.
+ *                                                     result: ns spun
+ *  KGO_TASK_YIELD     kgo_yield() args[0] times, at most KGO_YIELD_MAX.
+ *                                                     result: args[0]
+ *  KGO_TASK_SPAWN     a tree of goroutines: every node spawns args[0]
+ *                     children (the fan-out, 1..KGO_SPAWN_MAX_FANOUT)
+ *                     down to args[1] levels below the root, and waits
+ *                     for them with a WaitGroup. At most
+ *                     KGO_SPAWN_MAX_NODES nodes (-E2BIG).
+ *                                                     result: nodes run
+ *  KGO_TASK_CHECKSUM  CRC32C (Castagnoli, initial ~0, final xor ~0, as
+ *                     iSCSI and ext4 use it) of args[1] bytes at user
+ *                     address args[0], copied in at submit; at most
+ *                     KGO_CHECKSUM_MAX_LEN bytes (-E2BIG).
+ *                                                     result: the CRC
+ *
+ * Unused args must be 0.
+ */
+enum kgo_task_kind {
+	KGO_TASK_NOP		= 1,
+	KGO_TASK_SPIN		= 2,
+	KGO_TASK_YIELD		= 3,
+	KGO_TASK_SPAWN		= 4,
+	KGO_TASK_CHECKSUM	= 5,
+};
+
+#define KGO_SPIN_MAX_NS		1000000000ULL	/* 1 s */
+#define KGO_YIELD_MAX		10000000ULL
+#define KGO_SPAWN_MAX_FANOUT	64
+#define KGO_SPAWN_MAX_NODES	(1ULL << 17)
+#define KGO_CHECKSUM_MAX_LEN	(1ULL << 20)	/* 1 MiB */
+
+/**
+ * struct kgo_task - one task descriptor of KGO_IOC_SUBMIT
+ * @kind: enum kgo_task_kind
+ * @flags: must be 0
+ * @tag: any value; comes back in the task's completion
+ * @args: kind-specific, see enum kgo_task_kind; unused ones must be 0
+ * @__reserved: must be 0
+ */
+struct kgo_task {
+	__u32 kind;
+	__u32 flags;
+	__aligned_u64 tag;
+	__aligned_u64 args[3];
+	__aligned_u64 __reserved;
+};
+
+/**
+ * struct kgo_submit - argument of KGO_IOC_SUBMIT
+ * @size: in: sizeof(struct kgo_submit)
+ * @flags: in: must be 0
+ * @tasks: in: user address of an array of @nr task descriptors
+ * @nr: in: how many
+ * @task_size: in: the size of one descriptor in that array, as the
+ *	       caller knows struct kgo_task (the same growth rules apply to
+ *	       each descriptor as to an ioctl struct)
+ *
+ * Tasks are accepted in order. Each accepted task completes exactly
+ * once: done, failed, or cancelled. The ioctl returns the number
+ * accepted; it stops at the first task it cannot accept, which the
+ * caller may submit again to learn why: if that is the first, the
+ * ioctl returns the reason instead: -EINVAL (unknown kind, flags, a
+ * non-zero reserved or unused field, an argument out of range), -E2BIG
+ * (a tree or buffer over its maximum), -EFAULT (a bad buffer), -EAGAIN
+ * (this fd's cap on tasks in flight or bytes copied in is reached:
+ * read completions first), -ENOMEM.
+ *
+ * A task is in flight from its acceptance until its completion is read.
+ */
+struct kgo_submit {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 tasks;
+	__u32 nr;
+	__u32 task_size;
+};
+
+/**
+ * struct kgo_completion - one completion record, as read(2) returns it
+ * @tag: the task's tag
+ * @result: kind-specific, see enum kgo_task_kind
+ * @status: 0 done, -ECANCELED cancelled before it started, or -errno
+ * @cpu: the CPU that ran it; ~0 if it never ran
+ * @kind: the task's kind
+ * @__reserved: 0
+ * @queued_ns: when it was accepted (CLOCK_MONOTONIC)
+ * @started_ns: when its goroutine started; 0 if it never ran
+ * @ended_ns: when it completed
+ *
+ * read(2) returns whole records only: a buffer smaller than one record
+ * is -EINVAL. It blocks until at least one is ready, unless the fd is
+ * O_NONBLOCK (-EAGAIN). poll(2) reports POLLIN while records are ready.
+ */
+struct kgo_completion {
+	__aligned_u64 tag;
+	__aligned_u64 result;
+	__s32 status;
+	__u32 cpu;
+	__u32 kind;
+	__u32 __reserved;
+	__aligned_u64 queued_ns;
+	__aligned_u64 started_ns;
+	__aligned_u64 ended_ns;
+};
+
+/**
+ * struct kgo_wait - argument of KGO_IOC_WAIT
+ * @size: in: sizeof(struct kgo_wait)
+ * @flags: in: must be 0
+ * @min_complete: in: wait until at least this many completions are
+ *		  ready to read
+ * @ready: out: how many are ready
+ * @timeout_ns: in: give up after this long; 0 does not wait,
+ *		%KGO_WAIT_FOREVER never gives up
+ *
+ * Returns 0 once @min_complete are ready, or once nothing more is in
+ * flight that could complete (then @ready may be smaller: another
+ * thread read them); -ETIMEDOUT when the time ran out; -EINTR on a
+ * signal.
+ */
+struct kgo_wait {
+	__u32 size;
+	__u32 flags;
+	__u32 min_complete;
+	__u32 ready;
+	__aligned_u64 timeout_ns;
+};
+
+#define KGO_WAIT_FOREVER	(~0ULL)
+
+/**
+ * struct kgo_cancel - argument of KGO_IOC_CANCEL
+ * @size: in: sizeof(struct kgo_cancel)
+ * @flags: in: %KGO_CANCEL_ALL, or 0 to cancel by @tag
+ * @tag: in: with flags 0, cancel this fd's unstarted tasks with this tag
+ * @cancelled: out: how many were cancelled
+ * @__reserved: must be 0
+ *
+ * Cancels tasks of this fd that have not started: each completes with
+ * status -ECANCELED. Running tasks are not interrupted.
+ */
+struct kgo_cancel {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 tag;
+	__u32 cancelled;
+	__u32 __reserved;
+};
+
+#define KGO_CANCEL_ALL		(1U << 0)
+
+/* Buckets of the runnable-to-running histogram: [2^i, 2^(i+1)) ns. */
+#define KGO_LATENCY_BUCKETS	32
+
+/**
+ * struct kgo_proc_stats - one P's record in KGO_IOC_STATS
+ * @id: P number
+ * @cpu: the CPU it runs on
+ * @idle: 1 if no M holds it now
+ * @runq_len: Gs queued on it now (ring and runnext)
+ * @idle_ns: time spent idle, up to the last time it went busy
+ * @gcreated: goroutines spawned from goroutines on this P
+ * @gstarted: goroutines that first ran here
+ * @gfinished: goroutines that exited here
+ * @schedticks: new time slices
+ * @runnext_hits: goroutines run from runnext
+ * @globrunq_takes: takes from the global queue
+ * @steal_attempts: steal tries on other Ps
+ * @steals: tries that got something
+ * @stolen: goroutines stolen
+ * @parks: goroutines that parked here
+ * @readies: goroutines readied by goroutines here
+ * @yields: kgo_yield() calls
+ * @mparks: times its M gave it up to sleep
+ * @mwakes: times an M was woken to run it
+ * @spinning: times an M started spinning on it
+ */
+struct kgo_proc_stats {
+	__u32 id;
+	__u32 cpu;
+	__u32 idle;
+	__u32 runq_len;
+	__aligned_u64 idle_ns;
+	__aligned_u64 gcreated;
+	__aligned_u64 gstarted;
+	__aligned_u64 gfinished;
+	__aligned_u64 schedticks;
+	__aligned_u64 runnext_hits;
+	__aligned_u64 globrunq_takes;
+	__aligned_u64 steal_attempts;
+	__aligned_u64 steals;
+	__aligned_u64 stolen;
+	__aligned_u64 parks;
+	__aligned_u64 readies;
+	__aligned_u64 yields;
+	__aligned_u64 mparks;
+	__aligned_u64 mwakes;
+	__aligned_u64 spinning;
+};
+
+/**
+ * struct kgo_stats - argument of KGO_IOC_STATS
+ * @size: in: sizeof(struct kgo_stats)
+ * @flags: in: must be 0
+ * @procs: in: user address of room for @procs_max records, or 0
+ * @procs_max: in: how many records fit there
+ * @proc_size: in: the size of one record as the caller knows struct
+ *	       kgo_proc_stats (at least %KGO_PROC_STATS_SIZE_VER0); the
+ *	       module writes min(@proc_size, its own size) bytes of each
+ * @nr_procs: out: Ps; records written: min(@nr_procs, @procs_max)
+ * @nr_procs_idle: out: Ps with no M
+ * @nr_ms: out: Ms (kthreads)
+ * @nr_ms_idle: out: Ms parked
+ * @nr_ms_spinning: out: Ms looking for work
+ * @__reserved: must be 0
+ * @goroutines: out: goroutines spawned and not yet exited
+ * @global_runq: out: goroutines on the global queue
+ * @created_outside: out: goroutines spawned from outside any goroutine
+ * @readied_outside: out: goroutines readied from outside any goroutine
+ * @latency: out: goroutines by time spent runnable before they ran
+ *	     (Go's /sched/latencies): @latency[i] counts [2^i, 2^(i+1)) ns,
+ *	     the last bucket everything longer
+ */
+struct kgo_stats {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 procs;
+	__u32 procs_max;
+	__u32 proc_size;
+	__u32 nr_procs;
+	__u32 nr_procs_idle;
+	__u32 nr_ms;
+	__u32 nr_ms_idle;
+	__u32 nr_ms_spinning;
+	__u32 __reserved;
+	__aligned_u64 goroutines;
+	__aligned_u64 global_runq;
+	__aligned_u64 created_outside;
+	__aligned_u64 readied_outside;
+	__aligned_u64 latency[KGO_LATENCY_BUCKETS];
+};
+
+#define KGO_PROC_STATS_SIZE_VER0	144	/* the first version: spinning included */
 
 #endif /* _UAPI_LINUX_KGO_H */

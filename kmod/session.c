@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sessions: what an open /dev/kgo owns. Every accepted task completes
+ * exactly once, as done, failed or cancelled, and who gets to complete
+ * it is decided by one cmpxchg on job->state (QUEUED -> RUNNING by its
+ * goroutine, QUEUED -> CANCELLED by cancel or close): the loser leaves
+ * the job alone.
+ *
+ * Closing the fd cancels what has not started and drops completions
+ * nobody will read; running goroutines finish on their own, and their
+ * job and session references keep what they touch alive. The session
+ * holds a module reference, so kgo cannot be unloaded under them.
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/module.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <kunit/visibility.h>
+
+#include <kgo.h>
+#include "g.h"
+#include "sched.h"
+#include "session.h"
+#include "task.h"
+
+static unsigned int max_inflight = 65536;
+module_param(max_inflight, uint, 0444);
+MODULE_PARM_DESC(max_inflight,
+		 "Tasks one fd may have in flight (accepted, completion not read); 1..16777216");
+
+static unsigned long max_bytes = 64UL << 20;
+module_param(max_bytes, ulong, 0444);
+MODULE_PARM_DESC(max_bytes,
+		 "Bytes of task data one fd may have copied in; 1 MiB..1 GiB");
+
+static struct kmem_cache *kgo_job_cache;
+
+int kgo_session_init(void)
+{
+	if (max_inflight < 1 || max_inflight > (1U << 24)) {
+		pr_err("max_inflight=%u is out of range 1..16777216\n", max_inflight);
+		return -EINVAL;
+	}
+	if (max_bytes < KGO_CHECKSUM_MAX_LEN || max_bytes > (1UL << 30)) {
+		pr_err("max_bytes=%lu is out of range %llu..%lu\n", max_bytes,
+		       KGO_CHECKSUM_MAX_LEN, 1UL << 30);
+		return -EINVAL;
+	}
+	kgo_job_cache = KMEM_CACHE(kgo_job, 0);
+	return kgo_job_cache ? 0 : -ENOMEM;
+}
+
+void kgo_session_exit(void)
+{
+	kmem_cache_destroy(kgo_job_cache);
+}
+
+struct kgo_session *kgo_session_create(void)
+{
+	struct kgo_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+
+	if (!s)
+		return NULL;
+	spin_lock_init(&s->lock);
+	INIT_LIST_HEAD(&s->pending);
+	INIT_LIST_HEAD(&s->done);
+	init_waitqueue_head(&s->wq);
+	kref_init(&s->ref);
+	__module_get(THIS_MODULE);	/* for goroutines outliving the fd */
+	return s;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_create);
+
+static void kgo_session_release(struct kref *ref)
+{
+	struct kgo_session *s = container_of(ref, struct kgo_session, ref);
+
+	WARN_ON_ONCE(!list_empty(&s->pending) || !list_empty(&s->done) ||
+		     s->ninflight || s->bytes);
+	kfree(s);
+	/* Our caller may be a goroutine; kgo_sched_exit() waits for it. */
+	module_put(THIS_MODULE);
+}
+
+static void kgo_session_put(struct kgo_session *s)
+{
+	kref_put(&s->ref, kgo_session_release);
+}
+
+static void kgo_job_free(struct kgo_job *job)
+{
+	kvfree(job->buf);
+	kgo_session_put(job->s);
+	kmem_cache_free(kgo_job_cache, job);
+}
+
+static void kgo_job_release(struct kref *ref)
+{
+	kgo_job_free(container_of(ref, struct kgo_job, ref));
+}
+
+static void kgo_job_put(struct kgo_job *job)
+{
+	kref_put(&job->ref, kgo_job_release);
+}
+
+/* Takes the job off the books. Context: s->lock held. */
+static void kgo_session_forget(struct kgo_session *s, struct kgo_job *job)
+{
+	lockdep_assert_held(&s->lock);
+	s->ninflight--;
+	s->bytes -= job->len;
+}
+
+/* Queues @job's completion for the reader. Context: s->lock held. */
+static void kgo_session_post(struct kgo_session *s, struct kgo_job *job)
+{
+	lockdep_assert_held(&s->lock);
+	list_move_tail(&job->node, &s->done);
+	s->ndone++;
+}
+
+/* A job's goroutine is done with it: post the completion. */
+static void kgo_job_complete(struct kgo_job *job)
+{
+	struct kgo_session *s = job->s;
+	bool dropped;
+
+	spin_lock(&s->lock);
+	dropped = s->closed;
+	if (dropped) {
+		list_del_init(&job->node);
+		kgo_session_forget(s, job);
+	} else {
+		kgo_session_post(s, job);
+	}
+	spin_unlock(&s->lock);
+	if (dropped)
+		kgo_job_put(job);	/* the completion's reference */
+	else
+		wake_up(&s->wq);
+}
+
+static void kgo_job_main(void *arg)
+{
+	struct kgo_job *job = arg;
+
+	if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_RUNNING) ==
+	    KGO_JOB_QUEUED) {
+		job->c.started_ns = ktime_get_ns();
+		job->c.cpu = raw_smp_processor_id();
+		kgo_job_run(job);
+		job->c.status = job->err;
+		job->c.ended_ns = ktime_get_ns();
+		kgo_job_complete(job);
+	}
+	/* else cancelled: the canceller completed it. */
+	kgo_job_put(job);	/* the goroutine's reference */
+}
+
+/**
+ * kgo_session_submit_one() - accept one task
+ * @s: the session
+ * @t: its descriptor, copied in and not yet validated
+ *
+ * Validates it, copies in its data, reserves it against the caps and
+ * makes its goroutine, which the caller queues (kgo_injectglist()).
+ *
+ * Context: process, may sleep. Return: the goroutine, or an ERR_PTR.
+ */
+struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
+				     const struct kgo_task *t)
+{
+	struct kgo_job *job;
+	struct kgo_g *g;
+	int ret;
+
+	ret = kgo_task_validate(t);
+	if (ret)
+		return ERR_PTR(ret);
+	job = kmem_cache_zalloc(kgo_job_cache, GFP_KERNEL);
+	if (!job)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&job->node);
+	kref_init(&job->ref);
+	kref_get(&job->ref);	/* one for the goroutine, one for the completion */
+	kref_get(&s->ref);
+	job->s = s;
+	job->desc = *t;
+	atomic_set(&job->state, KGO_JOB_QUEUED);
+	job->c.tag = t->tag;
+	job->c.kind = t->kind;
+	job->c.cpu = ~0U;
+
+	if (t->kind == KGO_TASK_CHECKSUM && t->args[1]) {
+		job->len = t->args[1];
+		job->buf = kvmalloc(job->len, GFP_KERNEL);
+		ret = -ENOMEM;
+		if (!job->buf)
+			goto err_free;
+		ret = -EFAULT;
+		if (copy_from_user(job->buf, u64_to_user_ptr(t->args[0]), job->len))
+			goto err_free;
+	}
+
+	spin_lock(&s->lock);
+	if (s->ninflight >= max_inflight || s->bytes + job->len > max_bytes) {
+		spin_unlock(&s->lock);
+		ret = -EAGAIN;
+		goto err_free;
+	}
+	s->ninflight++;
+	s->bytes += job->len;
+	list_add_tail(&job->node, &s->pending);
+	spin_unlock(&s->lock);
+
+	job->c.queued_ns = ktime_get_ns();
+	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
+	if (IS_ERR(g)) {
+		spin_lock(&s->lock);
+		list_del_init(&job->node);
+		kgo_session_forget(s, job);
+		spin_unlock(&s->lock);
+		ret = PTR_ERR(g);
+		goto err_free;
+	}
+	return g;
+
+err_free:
+	kgo_job_free(job);	/* nobody else has seen it */
+	return ERR_PTR(ret);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
+
+/**
+ * kgo_session_take() - take up to @n completed jobs off the done list
+ * @s: the session
+ * @list: receives them, oldest first
+ * @n: at most this many
+ *
+ * Return: how many. Each must go to kgo_job_complete_read(), or back
+ * with kgo_session_putback() (at the front, in order).
+ */
+int kgo_session_take(struct kgo_session *s, struct list_head *list, u32 n)
+{
+	struct kgo_job *job, *tmp;
+	u32 i = 0;
+
+	spin_lock(&s->lock);
+	list_for_each_entry_safe(job, tmp, &s->done, node) {
+		if (i == n)
+			break;
+		list_move_tail(&job->node, list);
+		kgo_session_forget(s, job);
+		i++;
+	}
+	s->ndone -= i;
+	spin_unlock(&s->lock);
+	return i;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_take);
+
+void kgo_session_putback(struct kgo_session *s, struct list_head *list, u32 n)
+{
+	struct kgo_job *job;
+
+	spin_lock(&s->lock);
+	list_for_each_entry(job, list, node) {
+		s->ninflight++;
+		s->bytes += job->len;
+	}
+	list_splice(list, &s->done);
+	INIT_LIST_HEAD(list);
+	s->ndone += n;
+	spin_unlock(&s->lock);
+}
+
+/* The completion of @job was read (or dropped): release it. */
+void kgo_job_complete_read(struct kgo_job *job)
+{
+	list_del_init(&job->node);
+	kgo_job_put(job);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_job_complete_read);
+
+ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
+			 bool nonblock)
+{
+	const size_t rec = sizeof(struct kgo_completion);
+	struct kgo_job *job, *tmp;
+	LIST_HEAD(list);
+	size_t copied = 0;
+	int n, ret;
+
+	if (count < rec)
+		return -EINVAL;
+	for (;;) {
+		n = kgo_session_take(s, &list, min_t(size_t, count / rec, U32_MAX));
+		if (n)
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(s->wq, READ_ONCE(s->ndone));
+		if (ret)
+			return ret;
+	}
+	list_for_each_entry_safe(job, tmp, &list, node) {
+		if (copy_to_user(buf + copied, &job->c, rec))
+			break;
+		copied += rec;
+		kgo_job_complete_read(job);
+		n--;
+	}
+	if (n) {
+		/* A fault part-way: nothing is lost, the rest go back. */
+		kgo_session_putback(s, &list, n);
+		wake_up(&s->wq);
+		if (!copied)
+			return -EFAULT;
+	}
+	return copied;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_read);
+
+__poll_t kgo_session_poll(struct kgo_session *s, struct file *file,
+			  poll_table *wait)
+{
+	poll_wait(file, &s->wq, wait);
+	return READ_ONCE(s->ndone) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/* Enough are ready, or no more can become ready. */
+static bool kgo_session_waited(struct kgo_session *s, u32 min)
+{
+	bool ok;
+
+	spin_lock(&s->lock);
+	ok = s->ndone >= min || s->ninflight == s->ndone;
+	spin_unlock(&s->lock);
+	return ok;
+}
+
+/**
+ * kgo_session_wait() - KGO_IOC_WAIT
+ * @s: the session
+ * @min: completions wanted
+ * @timeout_ns: 0 to poll, KGO_WAIT_FOREVER, or a limit
+ * @ready: out: completions ready now
+ *
+ * Return: 0, -ETIMEDOUT or -EINTR.
+ */
+int kgo_session_wait(struct kgo_session *s, u32 min, u64 timeout_ns, u32 *ready)
+{
+	int ret = 0;
+
+	if (!kgo_session_waited(s, min)) {
+		if (!timeout_ns)
+			ret = -ETIME;
+		else if (timeout_ns == KGO_WAIT_FOREVER)
+			ret = wait_event_interruptible(s->wq, kgo_session_waited(s, min));
+		else
+			ret = wait_event_interruptible_hrtimeout(s->wq,
+				kgo_session_waited(s, min),
+				ns_to_ktime(min_t(u64, timeout_ns, KTIME_MAX)));
+	}
+	*ready = READ_ONCE(s->ndone);
+	if (ret == -ETIME)
+		return -ETIMEDOUT;
+	/* Not restarted: a restarted wait would start its timeout again. */
+	if (ret == -ERESTARTSYS)
+		return -EINTR;
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_wait);
+
+/**
+ * kgo_session_cancel() - cancel unstarted tasks
+ * @s: the session
+ * @all: every one, else those tagged @tag
+ * @tag: see @all
+ *
+ * Return: how many were cancelled; each completes with -ECANCELED.
+ */
+u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag)
+{
+	struct kgo_job *job, *tmp;
+	u64 now = ktime_get_ns();
+	u32 n = 0;
+
+	spin_lock(&s->lock);
+	list_for_each_entry_safe(job, tmp, &s->pending, node) {
+		if (!all && job->desc.tag != tag)
+			continue;
+		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) !=
+		    KGO_JOB_QUEUED)
+			continue;	/* started: runs to completion */
+		job->c.status = -ECANCELED;
+		job->c.ended_ns = now;
+		kgo_session_post(s, job);
+		n++;
+	}
+	spin_unlock(&s->lock);
+	if (n)
+		wake_up(&s->wq);
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_cancel);
+
+/**
+ * kgo_session_close() - the fd is closed
+ * @s: the session; the caller's reference is dropped
+ *
+ * Cancels what has not started and drops unread completions; does not
+ * wait for running tasks.
+ */
+void kgo_session_close(struct kgo_session *s)
+{
+	struct kgo_job *job, *tmp;
+	LIST_HEAD(drop);
+
+	spin_lock(&s->lock);
+	s->closed = true;
+	list_for_each_entry_safe(job, tmp, &s->pending, node) {
+		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) ==
+		    KGO_JOB_QUEUED) {
+			list_move_tail(&job->node, &drop);
+			kgo_session_forget(s, job);
+		}
+	}
+	list_for_each_entry_safe(job, tmp, &s->done, node) {
+		list_move_tail(&job->node, &drop);
+		kgo_session_forget(s, job);
+	}
+	s->ndone = 0;
+	spin_unlock(&s->lock);
+
+	list_for_each_entry_safe(job, tmp, &drop, node)
+		kgo_job_complete_read(job);
+	kgo_session_put(s);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_session_close);

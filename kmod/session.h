@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_SESSION_H
+#define _KGO_SESSION_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/poll.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <linux/kgo.h>
+
+struct kgo_g;
+struct kgo_gqueue;
+struct kgo_job;
+
+/*
+ * One open /dev/kgo: the tasks it submitted and their completions.
+ * References: the open fd holds one, and so does every job. Field
+ * rules: L = under lock.
+ *
+ * A job is "in flight" from acceptance until its completion is read:
+ * that is what the per-fd caps count, so that a reader that never reads
+ * cannot pin unbounded memory.
+ */
+struct kgo_session {
+	spinlock_t lock;	/* process context only; innermost lock */
+	struct list_head pending; /* L: accepted, not completed */
+	struct list_head done;	/* L: completed, not read (FIFO) */
+	u32 ninflight;		/* L: accepted and not read */
+	u32 ndone;		/* L: on done */
+	u64 bytes;		/* L: bytes copied in by jobs in flight */
+	bool closed;		/* L: the fd is gone: completions are dropped */
+	wait_queue_head_t wq;	/* read, poll and KGO_IOC_WAIT */
+	struct kref ref;
+};
+
+int kgo_session_init(void);
+void kgo_session_exit(void);
+struct kgo_session *kgo_session_create(void);
+void kgo_session_close(struct kgo_session *s);
+
+struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
+				     const struct kgo_task *t);
+int kgo_session_take(struct kgo_session *s, struct list_head *list, u32 n);
+void kgo_session_putback(struct kgo_session *s, struct list_head *list, u32 n);
+void kgo_job_complete_read(struct kgo_job *job);
+
+ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
+			 bool nonblock);
+__poll_t kgo_session_poll(struct kgo_session *s, struct file *file,
+			  poll_table *wait);
+int kgo_session_wait(struct kgo_session *s, u32 min, u64 timeout_ns, u32 *ready);
+u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag);
+
+#endif /* _KGO_SESSION_H */

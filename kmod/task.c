@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The task catalogue of uapi/linux/kgo.h: what each kind checks at
+ * submit and what its goroutine does.
+ */
+
+#include <linux/crc32.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <kunit/visibility.h>
+
+#include <kgo.h>
+#include "task.h"
+
+/*
+ * Nodes of a tree with @fanout children per node, @depth levels below
+ * the root: 1 + f + f^2 + ... + f^depth. Returns max + 1 as soon as the
+ * count passes @max, so that nothing overflows.
+ */
+u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max)
+{
+	u64 level = 1, total = 1, d;
+
+	for (d = 0; d < depth; d++) {
+		if (level > max / fanout)
+			return max + 1;
+		level *= fanout;
+		total += level;
+		if (total > max)
+			return max + 1;
+	}
+	return total;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_spawn_nodes);
+
+/**
+ * kgo_task_validate() - whether a descriptor may be accepted
+ * @t: the descriptor, copied in
+ *
+ * Return: 0, -EINVAL (unknown kind, flags, non-zero reserved or unused
+ * argument, argument out of range) or -E2BIG (a tree or a buffer over
+ * its maximum). The CHECKSUM buffer itself is checked when copied.
+ */
+int kgo_task_validate(const struct kgo_task *t)
+{
+	unsigned int used;	/* how many args the kind uses */
+
+	if (t->flags || t->__reserved)
+		return -EINVAL;
+	switch (t->kind) {
+	case KGO_TASK_NOP:
+		used = 0;
+		break;
+	case KGO_TASK_SPIN:
+		if (t->args[0] > KGO_SPIN_MAX_NS)
+			return -EINVAL;
+		used = 1;
+		break;
+	case KGO_TASK_YIELD:
+		if (t->args[0] > KGO_YIELD_MAX)
+			return -EINVAL;
+		used = 1;
+		break;
+	case KGO_TASK_SPAWN:
+		if (!t->args[0] || t->args[0] > KGO_SPAWN_MAX_FANOUT)
+			return -EINVAL;
+		if (kgo_spawn_nodes(t->args[0], t->args[1], KGO_SPAWN_MAX_NODES) >
+		    KGO_SPAWN_MAX_NODES)
+			return -E2BIG;
+		used = 2;
+		break;
+	case KGO_TASK_CHECKSUM:
+		if (t->args[1] > KGO_CHECKSUM_MAX_LEN)
+			return -E2BIG;
+		used = 2;
+		break;
+	default:
+		return -EINVAL;
+	}
+	for (; used < ARRAY_SIZE(t->args); used++)
+		if (t->args[used])
+			return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_task_validate);
+
+/* CRC32C as iSCSI and ext4 define it: initial ~0, final xor ~0. */
+u32 kgo_task_checksum(const void *buf, size_t len)
+{
+	return ~__crc32c_le(~0U, buf, len);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_task_checksum);
+
+static u64 kgo_task_spin(u64 ns)
+{
+	u64 start = ktime_get_ns(), now;
+
+	/* CPU work: other goroutines wait; the kernel may still preempt. */
+	do {
+		cpu_relax();
+		cond_resched();
+		now = ktime_get_ns();
+	} while (now - start < ns);
+	return now - start;
+}
+
+/* One node of a SPAWN tree; its children wait on the frame's group. */
+struct kgo_spawn_frame {
+	struct kgo_job *job;
+	u64 depth;			/* levels below this node */
+	struct kgo_waitgroup wg;	/* its children */
+};
+
+static void kgo_spawn_run(struct kgo_job *job, u64 depth);
+
+static void kgo_spawn_child(void *arg)
+{
+	struct kgo_spawn_frame *parent = arg;
+
+	kgo_spawn_run(parent->job, parent->depth - 1);
+	kgo_wg_done(&parent->wg);	/* the parent frame may go now */
+}
+
+static void kgo_spawn_run(struct kgo_job *job, u64 depth)
+{
+	struct kgo_spawn_frame f = { .job = job, .depth = depth };
+	u64 i, fanout = job->desc.args[0];
+
+	atomic64_inc(&job->nodes);
+	if (!depth)
+		return;
+	kgo_wg_init(&f.wg);
+	kgo_wg_add(&f.wg, fanout);
+	for (i = 0; i < fanout; i++) {
+		if (kgo_go(kgo_spawn_child, &f, GFP_KERNEL) < 0) {
+			WRITE_ONCE(job->err, -ENOMEM);
+			kgo_wg_done(&f.wg);
+		}
+	}
+	kgo_wg_wait(&f.wg);
+}
+
+/* Runs @job's kind in the calling goroutine; fills job->c.result. */
+void kgo_job_run(struct kgo_job *job)
+{
+	const struct kgo_task *t = &job->desc;
+
+	switch (t->kind) {
+	case KGO_TASK_NOP:
+		job->c.result = 0;
+		break;
+	case KGO_TASK_SPIN:
+		job->c.result = kgo_task_spin(t->args[0]);
+		break;
+	case KGO_TASK_YIELD: {
+		u64 i;
+
+		for (i = 0; i < t->args[0]; i++)
+			kgo_yield();
+		job->c.result = t->args[0];
+		break;
+	}
+	case KGO_TASK_SPAWN:
+		kgo_spawn_run(job, t->args[1]);
+		job->c.result = atomic64_read(&job->nodes);
+		break;
+	case KGO_TASK_CHECKSUM:
+		job->c.result = kgo_task_checksum(job->buf, job->len);
+		break;
+	default:
+		job->err = -EINVAL;	/* kgo_task_validate() let it through */
+		WARN_ON_ONCE(1);
+	}
+}

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_task: descriptor validation and the catalogue's arithmetic.
+ * kgo_session: a session's completion queue, driven from the kernel
+ * side: every accepted task completes once, cancel takes only what has
+ * not started, close leaves nothing behind.
+ */
+
+#include <kunit/test.h>
+#include <linux/slab.h>
+
+#include <linux/kgo.h>
+#include "g.h"
+#include "sched.h"
+#include "session.h"
+#include "task.h"
+#include "tests/run_g.h"
+#include "tests/user_mem.h"
+
+struct validate_case {
+	const char *name;
+	struct kgo_task t;
+	int want;
+};
+
+#define T(k, a0, a1, a2) { .kind = (k), .args = { (a0), (a1), (a2) } }
+
+static const struct validate_case validate_cases[] = {
+	{ "nop", T(KGO_TASK_NOP, 0, 0, 0), 0 },
+	{ "nop with an arg", T(KGO_TASK_NOP, 1, 0, 0), -EINVAL },
+	{ "unknown kind 0", T(0, 0, 0, 0), -EINVAL },
+	{ "unknown kind 99", T(99, 0, 0, 0), -EINVAL },
+	{ "spin max", T(KGO_TASK_SPIN, KGO_SPIN_MAX_NS, 0, 0), 0 },
+	{ "spin over max", T(KGO_TASK_SPIN, KGO_SPIN_MAX_NS + 1, 0, 0), -EINVAL },
+	{ "spin unused arg", T(KGO_TASK_SPIN, 1, 0, 1), -EINVAL },
+	{ "yield max", T(KGO_TASK_YIELD, KGO_YIELD_MAX, 0, 0), 0 },
+	{ "yield over max", T(KGO_TASK_YIELD, KGO_YIELD_MAX + 1, 0, 0), -EINVAL },
+	{ "spawn 2x16", T(KGO_TASK_SPAWN, 2, 16, 0), 0 },
+	{ "spawn 2x17", T(KGO_TASK_SPAWN, 2, 17, 0), -E2BIG },
+	{ "spawn fanout 0", T(KGO_TASK_SPAWN, 0, 1, 0), -EINVAL },
+	{ "spawn fanout over max", T(KGO_TASK_SPAWN, KGO_SPAWN_MAX_FANOUT + 1, 1, 0), -EINVAL },
+	{ "spawn huge depth", T(KGO_TASK_SPAWN, 64, ~0ULL, 0), -E2BIG },
+	{ "checksum max", T(KGO_TASK_CHECKSUM, 0x1000, KGO_CHECKSUM_MAX_LEN, 0), 0 },
+	{ "checksum over max", T(KGO_TASK_CHECKSUM, 0x1000, KGO_CHECKSUM_MAX_LEN + 1, 0), -E2BIG },
+	{ "checksum unused arg", T(KGO_TASK_CHECKSUM, 0x1000, 1, 1), -EINVAL },
+};
+
+static void validate_desc(const struct validate_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(validate, validate_cases, validate_desc);
+
+static void kgo_task_validate_test(struct kunit *test)
+{
+	const struct validate_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, kgo_task_validate(&c->t), c->want);
+}
+
+static void kgo_task_flags_reserved_test(struct kunit *test)
+{
+	struct kgo_task t = T(KGO_TASK_NOP, 0, 0, 0);
+
+	t.flags = 1;
+	KUNIT_EXPECT_EQ(test, kgo_task_validate(&t), -EINVAL);
+	t.flags = 0;
+	t.__reserved = 1;
+	KUNIT_EXPECT_EQ(test, kgo_task_validate(&t), -EINVAL);
+}
+
+static void kgo_task_spawn_nodes_test(struct kunit *test)
+{
+	const u64 max = KGO_SPAWN_MAX_NODES;
+
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(2, 0, max), 1ULL);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(2, 1, max), 3ULL);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(3, 3, max), 40ULL);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(1, 1000, max), 1001ULL);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(2, 16, max), (1ULL << 17) - 1);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(2, 17, max), max + 1);
+	KUNIT_EXPECT_EQ(test, kgo_spawn_nodes(64, ~0ULL, max), max + 1);
+}
+
+static void kgo_task_checksum_test(struct kunit *test)
+{
+	/* The CRC32C check value (RFC 3720 uses the same CRC). */
+	KUNIT_EXPECT_EQ(test, kgo_task_checksum("123456789", 9), 0xe3069283u);
+	KUNIT_EXPECT_EQ(test, kgo_task_checksum("", 0), 0u);
+}
+
+static struct kunit_case kgo_task_cases[] = {
+	KUNIT_CASE_PARAM(kgo_task_validate_test, validate_gen_params),
+	KUNIT_CASE(kgo_task_flags_reserved_test),
+	KUNIT_CASE(kgo_task_spawn_nodes_test),
+	KUNIT_CASE(kgo_task_checksum_test),
+	{}
+};
+
+static struct kunit_suite kgo_task_suite = {
+	.name = "kgo_task",
+	.test_cases = kgo_task_cases,
+};
+
+/* --- kgo_session ---------------------------------------------------- */
+
+#define NJOBS	64
+
+/* Accepts @n tasks of @kind with tags 0..n-1, keeping their Gs unqueued. */
+static void accept(struct kunit *test, struct kgo_session *s, u32 kind, u64 arg,
+		   struct kgo_gqueue *q, int n)
+{
+	struct kgo_task t = { .kind = kind, .args = { arg } };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct kgo_g *g;
+
+		t.tag = i;
+		g = kgo_session_submit_one(s, &t);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
+		kgo_gqueue_push_back(q, g);
+	}
+}
+
+/* Reads every completion; checks each tag once. Returns how many. */
+static int drain(struct kunit *test, struct kgo_session *s, int n, s32 status,
+		 unsigned int *cancelled)
+{
+	struct kgo_job *job, *tmp;
+	unsigned long seen[BITS_TO_LONGS(NJOBS)] = {};
+	LIST_HEAD(list);
+	u32 ready;
+	int got = 0;
+
+	KUNIT_EXPECT_EQ(test, kgo_session_wait(s, n, 30ULL * NSEC_PER_SEC, &ready), 0);
+	got = kgo_session_take(s, &list, NJOBS);
+	list_for_each_entry_safe(job, tmp, &list, node) {
+		KUNIT_EXPECT_FALSE(test, __test_and_set_bit(job->c.tag, seen));
+		if (job->c.status == -ECANCELED) {
+			(*cancelled)++;
+			KUNIT_EXPECT_EQ(test, job->c.started_ns, 0ULL);
+			KUNIT_EXPECT_EQ(test, job->c.cpu, ~0U);
+		} else {
+			KUNIT_EXPECT_EQ(test, job->c.status, status);
+			KUNIT_EXPECT_LE(test, job->c.queued_ns, job->c.started_ns);
+			KUNIT_EXPECT_LE(test, job->c.started_ns, job->c.ended_ns);
+		}
+		kgo_job_complete_read(job);
+	}
+	return got;
+}
+
+static void kgo_session_complete_once_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_gqueue q = {};
+	unsigned int cancelled = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
+	kgo_injectglist(&q, NJOBS);
+	KUNIT_EXPECT_EQ(test, drain(test, s, NJOBS, 0, &cancelled), NJOBS);
+	KUNIT_EXPECT_EQ(test, cancelled, 0u);
+	KUNIT_EXPECT_EQ(test, s->ninflight, 0u);
+	kgo_session_close(s);
+}
+
+/* Cancel wins against goroutines that have not started, and only those. */
+static void kgo_session_cancel_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_gqueue q = {};
+	unsigned int cancelled = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 1u);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0), (u32)NJOBS - 1);
+	kgo_injectglist(&q, NJOBS);	/* they start, find themselves cancelled */
+	KUNIT_EXPECT_EQ(test, drain(test, s, NJOBS, 0, &cancelled), NJOBS);
+	KUNIT_EXPECT_EQ(test, cancelled, (unsigned int)NJOBS);
+	/* Once run, nothing is cancellable. */
+	q = (struct kgo_gqueue){};
+	accept(test, s, KGO_TASK_NOP, 0, &q, 4);
+	kgo_injectglist(&q, 4);
+	cancelled = 0;
+	KUNIT_EXPECT_EQ(test, drain(test, s, 4, 0, &cancelled), 4);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0), 0u);
+	kgo_session_close(s);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(60000), 0);
+}
+
+/* Close with unstarted, running and unread tasks: no leak, no hang. */
+static void kgo_session_close_inflight_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_gqueue q = {}, run = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	accept(test, s, KGO_TASK_SPIN, 2 * NSEC_PER_MSEC, &run, 4);
+	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
+	kgo_injectglist(&run, 4);
+	kgo_session_close(s);		/* s may be gone from here on */
+	kgo_injectglist(&q, NJOBS);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(60000), 0);
+	/* kmemleak at the end of the run checks that the jobs went away. */
+}
+
+static long read_call(unsigned long uaddr, void *arg)
+{
+	struct kgo_session *s = arg;
+
+	return kgo_session_read(s, (char __user *)uaddr, 10 * sizeof(struct kgo_completion),
+				true);
+}
+
+/* A read that faults loses nothing: the completions stay queued. */
+static void kgo_session_read_fault_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_completion c[10];
+	struct kgo_gqueue q = {};
+	unsigned int cancelled = 0;
+	u32 ready;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	accept(test, s, KGO_TASK_NOP, 0, &q, 8);
+	kgo_injectglist(&q, 8);
+	KUNIT_ASSERT_EQ(test, kgo_session_wait(s, 8, 30ULL * NSEC_PER_SEC, &ready), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_user_call(read_call, s, NULL, 0), -EFAULT);
+	KUNIT_EXPECT_EQ(test, s->ndone, 8u);
+	KUNIT_EXPECT_EQ(test, kgo_test_user_call(read_call, s, c, sizeof(c)),
+			(long)(8 * sizeof(struct kgo_completion)));
+	KUNIT_EXPECT_EQ(test, s->ndone, 0u);
+	KUNIT_EXPECT_EQ(test, drain(test, s, 0, 0, &cancelled), 0);
+	kgo_session_close(s);
+}
+
+static int kgo_session_suite_init(struct kunit_suite *suite)
+{
+	return kgo_test_user_mem_init();
+}
+
+static void kgo_session_suite_exit(struct kunit_suite *suite)
+{
+	kgo_test_user_mem_exit();
+}
+
+static struct kunit_case kgo_session_cases[] = {
+	KUNIT_CASE(kgo_session_complete_once_test),
+	KUNIT_CASE(kgo_session_cancel_test),
+	KUNIT_CASE(kgo_session_close_inflight_test),
+	KUNIT_CASE(kgo_session_read_fault_test),
+	{}
+};
+
+static struct kunit_suite kgo_session_suite = {
+	.name = "kgo_session",
+	.suite_init = kgo_session_suite_init,
+	.suite_exit = kgo_session_suite_exit,
+	.test_cases = kgo_session_cases,
+};
+
+kunit_test_suites(&kgo_task_suite, &kgo_session_suite);
