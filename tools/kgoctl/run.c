@@ -1,0 +1,666 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgoctl run: submits tasks of one kind, checks every completion that
+ * comes back against what that kind promises, and reports throughput
+ * and latencies.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+
+#include "kgo_crc32c.h"
+
+#include "commands.h"
+#include "common.h"
+#include "device.h"
+
+static __u64 min_u64(__u64 a, __u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* ------------------------------------------------------------------ */
+/* run: parsing                                                        */
+/* ------------------------------------------------------------------ */
+
+static const struct kind {
+	const char *name;
+	__u32 kind;
+	unsigned int nargs;
+} kinds[] = {
+	{ "nop",	KGO_TASK_NOP,		0 },
+	{ "spin",	KGO_TASK_SPIN,		1 },
+	{ "yield",	KGO_TASK_YIELD,		1 },
+	{ "spawn",	KGO_TASK_SPAWN,		2 },
+	{ "checksum",	KGO_TASK_CHECKSUM,	0 },
+};
+
+#define RUN_MAX_COUNT	0xffffffffULL
+#define RUN_MAX_BATCH	1048576ULL
+
+struct run_opts {
+	const struct kind *kind;
+	__u64 args[2];		/* the KIND's arguments, as given */
+	__u64 nodes;		/* spawn: the tree's size, its expected result */
+	__u64 count;
+	__u64 batch;
+	__u64 size;		/* checksum: bytes per buffer */
+	bool size_given;
+	bool quiet;
+};
+
+/*
+ * Nodes in a tree @fanout wide and @depth levels below the root, or 0
+ * when that is over KGO_SPAWN_MAX_NODES. Stops adding as soon as it is:
+ * @nodes grows by at least one a level, so a huge @depth ends quickly.
+ */
+static __u64 spawn_nodes(__u64 fanout, __u64 depth)
+{
+	__u64 nodes = 0, level = 1;
+
+	for (__u64 d = 0; d <= depth; d++) {
+		nodes += level;
+		if (nodes > KGO_SPAWN_MAX_NODES)
+			return 0;
+		level *= fanout;	/* <= 2^17 * 64: no overflow */
+	}
+	return nodes;
+}
+
+static const struct kind *find_kind(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (!strcmp(name, kinds[i].name))
+			return &kinds[i];
+	return NULL;
+}
+
+static __noreturn void run_help(void)
+{
+	printf("usage: %s " RUN_USAGE "\n  " RUN_KINDS "\n", prog);
+	exit(0);
+}
+
+/*
+ * The module would refuse these with -EINVAL or -E2BIG on the first
+ * task; saying which limit it is, before anything is submitted, is kinder.
+ */
+static void parse_kind_args(struct run_opts *o, char **args)
+{
+	const char *u = RUN_USAGE "\n  " RUN_KINDS;
+
+	switch (o->kind->kind) {
+	case KGO_TASK_SPIN:
+		o->args[0] = arg_u64(u, "spin NS", args[0], 0, KGO_SPIN_MAX_NS);
+		break;
+	case KGO_TASK_YIELD:
+		o->args[0] = arg_u64(u, "yield N", args[0], 0, KGO_YIELD_MAX);
+		break;
+	case KGO_TASK_SPAWN:
+		o->args[0] = arg_u64(u, "spawn FANOUT", args[0], 1,
+				     KGO_SPAWN_MAX_FANOUT);
+		o->args[1] = arg_u64(u, "spawn DEPTH", args[1], 0, ~0ULL);
+		o->nodes = spawn_nodes(o->args[0], o->args[1]);
+		if (!o->nodes)
+			usage_die(u, "spawn %llu %llu: the tree has more than %llu nodes",
+				  o->args[0], o->args[1], KGO_SPAWN_MAX_NODES);
+		break;
+	}
+	if (o->size_given && o->kind->kind != KGO_TASK_CHECKSUM)
+		usage_die(u, "--size is for checksum tasks only");
+}
+
+static void parse_run(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "count",	required_argument,	NULL, 'n' },
+		{ "batch",	required_argument,	NULL, 'b' },
+		{ "size",	required_argument,	NULL, 's' },
+		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{}
+	};
+	const char *u = RUN_USAGE "\n  " RUN_KINDS;
+	int c;
+
+	*o = (struct run_opts){ .count = 1000, .batch = 64, .size = 4096 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->count = arg_u64(u, "--count", optarg, 1, RUN_MAX_COUNT);
+			break;
+		case 'b':
+			o->batch = arg_u64(u, "--batch", optarg, 1, RUN_MAX_BATCH);
+			break;
+		case 's':
+			o->size = arg_u64(u, "--size", optarg, 1, KGO_CHECKSUM_MAX_LEN);
+			o->size_given = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			run_help();
+		default:
+			bad_option(u, c, argv);
+		}
+	}
+	if (optind >= argc)
+		usage_die(u, "run needs a KIND");
+	o->kind = find_kind(argv[optind]);
+	if (!o->kind)
+		usage_die(u, "unknown KIND '%s'", argv[optind]);
+	if ((unsigned int)(argc - optind - 1) != o->kind->nargs)
+		usage_die(u, "%s takes %u argument%s", o->kind->name,
+			  o->kind->nargs, o->kind->nargs == 1 ? "" : "s");
+	parse_kind_args(o, argv + optind + 1);
+	o->batch = min_u64(o->batch, o->count);
+}
+
+/* ------------------------------------------------------------------ */
+/* run: state                                                          */
+/* ------------------------------------------------------------------ */
+
+#define NR_CSUM_BUFS	4	/* checksum inputs: tag % 4 picks one */
+#define MAX_CPUS	65536	/* more than any NR_CPUS Linux builds with */
+#define MAX_SHOWN	8	/* failures described one by one */
+#define RBUF_MIN_RECS	256
+
+struct run {
+	const struct run_opts *o;
+	int fd;
+	__u32 nr_procs;
+
+	struct kgo_task *tasks;		/* one batch, refilled for each submit */
+	void *rbuf;			/* records as read(2) returns them */
+	size_t rec_size;		/* one record, as the module writes it */
+	size_t rbuf_recs;
+	unsigned char *bufs[NR_CSUM_BUFS];
+	__u32 crcs[NR_CSUM_BUFS];
+
+	__u64 next;			/* tags below this were accepted */
+	__u64 nread;			/* records read */
+	__u64 submits, partial, eagain;
+	__u64 t0, t1;			/* first submit, last record read */
+
+	__u64 *seen;			/* bitmap: tags that came back */
+	__u64 *queue_ns;		/* started - queued, good records only */
+	__u64 *run_ns;			/* ended - started */
+	__u64 nlat;
+	__u64 cpus[MAX_CPUS / 64];	/* bitmap: CPUs that ran a task */
+
+	__u64 failures;
+	char shown[MAX_SHOWN][160];
+};
+
+/* xorshift64: reproducible noise, so that a bad CRC can be chased. */
+static void fill_random(unsigned char *p, size_t len, __u64 seed)
+{
+	__u64 x = seed;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = x >> 56;
+	}
+}
+
+static void setup_checksum(struct run *r)
+{
+	for (int i = 0; i < NR_CSUM_BUFS; i++) {
+		r->bufs[i] = xcalloc(1, r->o->size);
+		fill_random(r->bufs[i], r->o->size, 0x9e3779b97f4a7c15ULL * (i + 1));
+		r->crcs[i] = kgo_crc32c(r->bufs[i], r->o->size);
+	}
+}
+
+/*
+ * The module's records may be longer than ours (a newer module: we read
+ * the prefix we know) but not shorter: there is no older record layout.
+ */
+static void setup_run(struct run *r, const struct run_opts *o,
+		      const struct kgo_info *info)
+{
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->nr_procs = info->nr_procs;
+	r->rec_size = info->completion_size ? info->completion_size :
+					      sizeof(struct kgo_completion);
+	if (r->rec_size < sizeof(struct kgo_completion))
+		die("the module's completion records are %zu bytes, kgoctl needs %zu",
+		    r->rec_size, sizeof(struct kgo_completion));
+	r->rbuf_recs = o->batch > RBUF_MIN_RECS ? o->batch : RBUF_MIN_RECS;
+	r->rbuf = xcalloc(r->rbuf_recs, r->rec_size);
+	r->tasks = xcalloc(o->batch, sizeof(*r->tasks));
+	r->seen = xcalloc((o->count + 63) / 64, sizeof(*r->seen));
+	r->queue_ns = xcalloc(o->count, sizeof(*r->queue_ns));
+	r->run_ns = xcalloc(o->count, sizeof(*r->run_ns));
+	if (o->kind->kind == KGO_TASK_CHECKSUM)
+		setup_checksum(r);
+}
+
+/* The process is about to exit, but a leak checker should stay quiet. */
+static void free_run(struct run *r)
+{
+	for (int i = 0; i < NR_CSUM_BUFS; i++)
+		free(r->bufs[i]);
+	free(r->rbuf);
+	free(r->tasks);
+	free(r->seen);
+	free(r->queue_ns);
+	free(r->run_ns);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* run: checking completions                                           */
+/* ------------------------------------------------------------------ */
+
+static __printf(3, 4) void fail(struct run *r, __u64 tag, const char *fmt, ...)
+{
+	char *msg;
+	int len;
+	va_list ap;
+
+	if (r->failures++ >= MAX_SHOWN)
+		return;
+	msg = r->shown[r->failures - 1];
+	len = snprintf(msg, sizeof(r->shown[0]), "tag %llu: ", tag);
+	va_start(ap, fmt);
+	vsnprintf(msg + len, sizeof(r->shown[0]) - len, fmt, ap);
+	va_end(ap);
+}
+
+static bool check_result(struct run *r, const struct kgo_completion *c)
+{
+	const __u64 *a = r->o->args;
+	__u64 want;
+
+	switch (c->kind) {
+	case KGO_TASK_SPIN:
+		if (c->result >= a[0])
+			return true;
+		fail(r, c->tag, "spun %llu ns, asked for at least %llu", c->result, a[0]);
+		return false;
+	case KGO_TASK_CHECKSUM:
+		want = r->crcs[c->tag % NR_CSUM_BUFS];
+		if (c->result == want)
+			return true;
+		fail(r, c->tag, "CRC32C 0x%08llx, expected 0x%08llx", c->result, want);
+		return false;
+	case KGO_TASK_YIELD:
+		want = a[0];
+		break;
+	case KGO_TASK_SPAWN:
+		want = r->o->nodes;
+		break;
+	default:
+		want = 0;
+		break;
+	}
+	if (c->result == want)
+		return true;
+	fail(r, c->tag, "result %llu, expected %llu", c->result, want);
+	return false;
+}
+
+/*
+ * CLOCK_MONOTONIC, as the ABI says: so the task was queued after kgoctl
+ * took t0 and ended before the read that returned it.
+ */
+static bool check_times(struct run *r, const struct kgo_completion *c, __u64 now)
+{
+	if (c->started_ns && r->t0 <= c->queued_ns && c->queued_ns <= c->started_ns &&
+	    c->started_ns <= c->ended_ns && c->ended_ns <= now)
+		return true;
+	fail(r, c->tag, "queued/started/ended/read at %+lld/%+lld/%+lld/%+lld ns: out of order",
+	     (long long)(c->queued_ns - r->t0), (long long)(c->started_ns - r->t0),
+	     (long long)(c->ended_ns - r->t0), (long long)(now - r->t0));
+	return false;
+}
+
+/* -ECANCELED is a failure too: nothing here cancels, so someone else did. */
+static bool check_status(struct run *r, const struct kgo_completion *c)
+{
+	/* Negated only in errno range: -INT_MIN would overflow. */
+	int err = c->status < 0 && c->status > -4096 ? -c->status : 0;
+	const char *name = err ? strerrorname_np(err) : NULL;
+
+	if (!c->status)
+		return true;
+	if (name)
+		fail(r, c->tag, "status %d %s (%s)", c->status, name, strerror(err));
+	else
+		fail(r, c->tag, "status %d, not an errno", c->status);
+	return false;
+}
+
+/*
+ * Every tag the run submitted must come back exactly once, done, with
+ * the result its kind promises and times in order.
+ */
+static void check_completion(struct run *r, const struct kgo_completion *c, __u64 now)
+{
+	__u64 tag = c->tag, bit = 1ULL << (tag % 64);
+
+	if (tag >= r->next) {
+		fail(r, tag, "never submitted (%llu were)", r->next);
+		return;
+	}
+	if (r->seen[tag / 64] & bit) {
+		fail(r, tag, "completed twice");
+		return;
+	}
+	r->seen[tag / 64] |= bit;
+	if (!check_status(r, c))
+		return;
+	if (c->kind != r->o->kind->kind) {
+		fail(r, tag, "kind %u, submitted as %u", c->kind, r->o->kind->kind);
+		return;
+	}
+	if (c->cpu >= MAX_CPUS) {
+		fail(r, tag, "done, but on CPU %u", c->cpu);
+		return;
+	}
+	if (!check_result(r, c) || !check_times(r, c, now))
+		return;
+	r->cpus[c->cpu / 64] |= 1ULL << (c->cpu % 64);
+	r->queue_ns[r->nlat] = c->started_ns - c->queued_ns;
+	r->run_ns[r->nlat] = c->ended_ns - c->started_ns;
+	r->nlat++;
+}
+
+/*
+ * After the last record: tags that never came back (lost, or a duplicate
+ * took their place), and those a stalled run never got to submit.
+ */
+static void check_missing(struct run *r)
+{
+	if (r->next < r->o->count)
+		fail(r, r->next, "not submitted, nor the %llu after it: the run stalled",
+		     r->o->count - r->next - 1);
+	for (__u64 tag = 0; tag < r->next; tag++) {
+		if (r->seen[tag / 64] == ~0ULL) {
+			tag += 63;
+			continue;
+		}
+		if (!(r->seen[tag / 64] & (1ULL << (tag % 64))))
+			fail(r, tag, "no completion");
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* run: the submission loop                                            */
+/* ------------------------------------------------------------------ */
+
+static void fill_task(const struct run *r, struct kgo_task *t, __u64 tag)
+{
+	memset(t, 0, sizeof(*t));
+	t->kind = r->o->kind->kind;
+	t->tag = tag;
+	if (t->kind == KGO_TASK_CHECKSUM) {
+		t->args[0] = (uintptr_t)r->bufs[tag % NR_CSUM_BUFS];
+		t->args[1] = r->o->size;
+	} else {
+		t->args[0] = r->o->args[0];
+		t->args[1] = r->o->args[1];
+	}
+}
+
+/*
+ * Offers the module the next batch. Returns how many it accepted, or 0
+ * if it accepted none because this fd's cap is reached (EAGAIN): then
+ * completions must be read first. Any other refusal ends the run. After
+ * a partial acceptance the caller simply submits the rest: the module
+ * then either takes more or says why not.
+ */
+static __u64 submit_batch(struct run *r)
+{
+	__u64 n = min_u64(r->o->batch, r->o->count - r->next);
+	struct kgo_submit sub = {
+		.size = sizeof(sub),
+		.tasks = (uintptr_t)r->tasks,
+		.nr = n,
+		.task_size = sizeof(*r->tasks),
+	};
+	int ret;
+
+	for (__u64 i = 0; i < n; i++)
+		fill_task(r, &r->tasks[i], r->next + i);
+	do {
+		r->submits++;
+		ret = ioctl(r->fd, KGO_IOC_SUBMIT, &sub);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0 && errno == EAGAIN) {
+		r->eagain++;
+		return 0;
+	}
+	if (ret < 0)
+		die_errno("KGO_IOC_SUBMIT (the task tagged %llu)", r->next);
+	if (ret == 0 || (__u64)ret > n)
+		die("KGO_IOC_SUBMIT accepted %d of %llu tasks and gave no error", ret, n);
+	if ((__u64)ret < n)
+		r->partial++;
+	r->next += ret;
+	return ret;
+}
+
+static void read_completions(struct run *r)
+{
+	struct kgo_completion c;
+	ssize_t got;
+	__u64 now;
+
+	do {
+		got = read(r->fd, r->rbuf, r->rbuf_recs * r->rec_size);
+	} while (got < 0 && errno == EINTR);
+	if (got < 0)
+		die_errno("read " KGO_DEVICE_PATH);
+	if (got == 0)
+		die("read " KGO_DEVICE_PATH ": end of file with %llu tasks in flight",
+		    r->next - r->nread);
+	if ((size_t)got % r->rec_size)
+		die("read " KGO_DEVICE_PATH ": %zd bytes, not whole %zu-byte records",
+		    got, r->rec_size);
+	now = now_ns();
+	for (size_t off = 0; off < (size_t)got; off += r->rec_size) {
+		memcpy(&c, (char *)r->rbuf + off, sizeof(c));
+		check_completion(r, &c, now);
+	}
+	r->nread += got / r->rec_size;
+}
+
+/*
+ * Waits for completions with KGO_IOC_WAIT rather than in read(2) alone:
+ * WAIT also returns once nothing this fd has in flight could complete.
+ * Should the module's count of our tasks in flight fall short of ours,
+ * the run then ends with the missing tags reported, instead of a
+ * read(2) that blocks forever. (A task that never finishes still blocks
+ * here, as it would anywhere.) While tasks remain to be submitted one
+ * completion is enough to make room; after that, waiting for a full
+ * buffer saves reads. Returns false when nothing more will come.
+ */
+static bool wait_and_read(struct run *r)
+{
+	__u64 in_flight = r->next - r->nread;
+	struct kgo_wait w = {
+		.size = sizeof(w),
+		.min_complete = 1,
+		.timeout_ns = KGO_WAIT_FOREVER,
+	};
+
+	if (r->next == r->o->count)
+		w.min_complete = min_u64(in_flight, r->rbuf_recs);
+	while (ioctl(r->fd, KGO_IOC_WAIT, &w)) {
+		if (errno != EINTR)
+			die_errno("KGO_IOC_WAIT");
+	}
+	if (!w.ready)
+		return false;
+	read_completions(r);
+	return true;
+}
+
+/* Reads what is ready without blocking, to keep the pipeline short. */
+static bool ready_now(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* EAGAIN with nothing in flight: no completion will ever make room. */
+static __noreturn void die_stuck(const struct run *r)
+{
+	die("KGO_IOC_SUBMIT: EAGAIN with nothing in flight: this fd's cap is below one task%s",
+	    r->o->kind->kind == KGO_TASK_CHECKSUM ? " (try a smaller --size)" : "");
+}
+
+static void run_loop(struct run *r)
+{
+	r->t0 = now_ns();
+	/* nread can pass next only through bogus records, already failed. */
+	while (r->next < r->o->count || r->nread < r->next) {
+		if (r->next < r->o->count) {
+			if (submit_batch(r)) {
+				if (ready_now(r->fd))
+					read_completions(r);
+				continue;
+			}
+			if (r->nread >= r->next)
+				die_stuck(r);
+		}
+		if (!wait_and_read(r))
+			break;
+	}
+	r->t1 = now_ns();
+	check_missing(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* run: the summary                                                    */
+/* ------------------------------------------------------------------ */
+
+/* 950ns, 1.20us, 35.00ms, 1.500s */
+static const char *fmt_ns(char *buf, size_t len, __u64 ns)
+{
+	if (ns < NSEC_PER_USEC)
+		snprintf(buf, len, "%lluns", ns);
+	else if (ns < NSEC_PER_MSEC)
+		snprintf(buf, len, "%.2fus", (double)ns / NSEC_PER_USEC);
+	else if (ns < NSEC_PER_SEC)
+		snprintf(buf, len, "%.2fms", (double)ns / NSEC_PER_MSEC);
+	else
+		snprintf(buf, len, "%.3fs", (double)ns / NSEC_PER_SEC);
+	return buf;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest value with at least @pct% at or below it. */
+static __u64 percentile(const __u64 *sorted, __u64 n, unsigned int pct)
+{
+	__u64 rank = (n * pct + 99) / 100;
+
+	return sorted[rank ? rank - 1 : 0];
+}
+
+static void print_latency(const char *name, __u64 *v, __u64 n)
+{
+	char a[32], b[32], c[32];
+
+	if (!n) {
+		printf("%-14s -\n", name);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	printf("%-14s p50 %s  p99 %s  max %s\n", name,
+	       fmt_ns(a, sizeof(a), percentile(v, n, 50)),
+	       fmt_ns(b, sizeof(b), percentile(v, n, 99)),
+	       fmt_ns(c, sizeof(c), v[n - 1]));
+}
+
+static void print_failures(FILE *f, const struct run *r)
+{
+	for (__u64 i = 0; i < r->failures && i < MAX_SHOWN; i++)
+		fprintf(f, "  %s\n", r->shown[i]);
+	if (r->failures > MAX_SHOWN)
+		fprintf(f, "  ... and %llu more\n", r->failures - MAX_SHOWN);
+}
+
+static void print_summary(const struct run *r)
+{
+	const struct run_opts *o = r->o;
+	__u64 wall = r->t1 - r->t0, ncpus = 0;
+	char buf[32];
+
+	for (size_t i = 0; i < ARRAY_SIZE(r->cpus); i++)
+		ncpus += __builtin_popcountll(r->cpus[i]);
+	printf("%-14s %s", "kind", o->kind->name);
+	for (unsigned int i = 0; i < o->kind->nargs; i++)
+		printf(" %llu", o->args[i]);
+	if (o->kind->kind == KGO_TASK_SPAWN)
+		printf(" (%llu goroutines a tree)", o->nodes);
+	if (o->kind->kind == KGO_TASK_CHECKSUM)
+		printf(", %llu-byte buffers", o->size);
+	printf("\n%-14s %llu in batches of %llu\n", "tasks", o->count, o->batch);
+	printf("%-14s %llu (%llu partial, %llu EAGAIN)\n", "submit calls",
+	       r->submits, r->partial, r->eagain);
+	printf("%-14s %llu\n", "failures", r->failures);
+	print_failures(stdout, r);
+	printf("%-14s %s\n", "wall", fmt_ns(buf, sizeof(buf), wall));
+	printf("%-14s %.0f tasks/s\n", "throughput",
+	       wall ? (double)r->nread * NSEC_PER_SEC / wall : 0.0);
+	if (r->nlat != o->count)
+		printf("%-14s of the %llu completions that checked out\n", "latencies",
+		       r->nlat);
+	print_latency("queue->start", r->queue_ns, r->nlat);
+	print_latency("start->end", r->run_ns, r->nlat);
+	printf("%-14s %llu (of %u Ps)\n", "cpus", ncpus, r->nr_procs);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts o;
+	struct kgo_info info;
+	struct run *r;
+	int fd, ret;
+
+	parse_run(argc, argv, &o);
+	fd = open_dev();
+	require_abi(fd, &info);
+	/* Big (the CPU bitmap): off the stack. */
+	r = xcalloc(1, sizeof(*r));
+	setup_run(r, &o, &info);
+	r->fd = fd;
+	run_loop(r);
+	close(fd);
+	if (!o.quiet) {
+		print_summary(r);
+	} else if (r->failures) {
+		fprintf(stderr, "%s: run: %llu failures in %llu tasks\n", prog,
+			r->failures, o.count);
+		print_failures(stderr, r);
+	}
+	ret = r->failures ? 1 : 0;
+	free_run(r);
+	return ret;
+}
