@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unloading kgo right after an fd with thousands of tasks in flight was
+ * closed unread, then loading it again: the closed session's goroutines
+ * must finish (or be cancelled) and let go of the module, and nothing of
+ * them may be left behind to trip the next load.
+ *
+ * Unloads the module the other selftests use, so it must run last: the
+ * VMs run every file in /kgo/selftests in glob order, hence the name.
+ * It loads the module back from $KGO_MODULE (default /kgo/kgo.ko), and
+ * skips when that file is not there, before unloading anything.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "kselftest_harness.h"
+
+#define DEFAULT_MODULE	"/kgo/kgo.ko"
+#define NTASKS		10000
+#define BATCH		500
+#define SPIN_NS		100000		/* 100 us */
+#define NSEC		1000000000ULL
+#define MSEC		1000000ULL
+#define UNLOAD_NS	(30 * NSEC)
+#define DEVICE_NS	(10 * NSEC)
+#define WAIT_NS		(30 * NSEC)
+
+FIXTURE(kgo) {
+	int unused;
+};
+
+FIXTURE_SETUP(kgo)
+{
+}
+
+FIXTURE_TEARDOWN(kgo)
+{
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static int submit(int fd, const struct kgo_task *tasks, unsigned int nr)
+{
+	struct kgo_submit s = {
+		.size = sizeof(s),
+		.tasks = (uintptr_t)tasks,
+		.nr = nr,
+		.task_size = sizeof(*tasks),
+	};
+
+	return ioctl(fd, KGO_IOC_SUBMIT, &s);
+}
+
+static bool module_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/kgo", &st) == 0;
+}
+
+TEST_F_TIMEOUT(kgo, unload_with_tasks_in_flight, 300)
+{
+	const char *path = getenv("KGO_MODULE") ?: DEFAULT_MODULE;
+	struct kgo_task t[BATCH];
+	struct kgo_completion c;
+	unsigned int submitted = 0;
+	uint64_t deadline;
+	int fd, mfd, ret, err;
+
+	/* Without a module to load back, unloading would break what follows. */
+	if (access(path, R_OK))
+		SKIP(return, "%s: %s (set KGO_MODULE)", path, strerror(errno));
+	ASSERT_TRUE(module_loaded()) TH_LOG("kgo is not loaded");
+
+	fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	while (submitted < NTASKS) {
+		for (unsigned int i = 0; i < BATCH; i++) {
+			uint64_t tag = submitted + i;
+
+			t[i] = (struct kgo_task){
+				.kind = tag % 2 ? KGO_TASK_SPIN : KGO_TASK_NOP,
+				.tag = tag,
+				.args = { tag % 2 ? SPIN_NS : 0 },
+			};
+		}
+		ret = submit(fd, t, BATCH);
+		/* A max_inflight below NTASKS: a full fd is what we want anyway. */
+		if (ret < 0 && errno == EAGAIN && submitted)
+			break;
+		ASSERT_LT(0, ret) TH_LOG("after %u tasks: %s", submitted, strerror(errno));
+		submitted += ret;
+	}
+	/* Unread, most of them not even run. */
+	ASSERT_EQ(0, close(fd));
+
+	/*
+	 * What is still running holds the module until it finishes: retry
+	 * while the kernel says busy (O_NONBLOCK: EWOULDBLOCK, not a wait).
+	 */
+	deadline = now_ns() + UNLOAD_NS;
+	for (;;) {
+		ret = syscall(SYS_delete_module, "kgo", O_NONBLOCK);
+		err = errno;
+		if (!ret || (err != EBUSY && err != EAGAIN) || now_ns() > deadline)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, ret) TH_LOG("delete_module: %s", strerror(err));
+	EXPECT_FALSE(module_loaded());
+
+	mfd = open(path, O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, mfd) TH_LOG("open %s: %s", path, strerror(errno));
+	ret = syscall(SYS_finit_module, mfd, "", 0);
+	err = errno;
+	close(mfd);
+	ASSERT_EQ(0, ret) TH_LOG("finit_module %s: %s", path, strerror(err));
+
+	/* devtmpfs makes the node as misc_register() returns; allow a little. */
+	deadline = now_ns() + DEVICE_NS;
+	while ((fd = open(KGO_DEVICE_PATH, O_RDWR)) < 0 && errno == ENOENT &&
+	       now_ns() < deadline)
+		usleep(10000);
+	ASSERT_LE(0, fd) TH_LOG("open %s after reload: %s", KGO_DEVICE_PATH, strerror(errno));
+
+	/* The new module works. */
+	t[0] = (struct kgo_task){ .kind = KGO_TASK_NOP, .tag = 42 };
+	ASSERT_EQ(1, submit(fd, t, 1)) TH_LOG("%s", strerror(errno));
+	{
+		struct kgo_wait w = {
+			.size = sizeof(w),
+			.min_complete = 1,
+			.timeout_ns = WAIT_NS,
+		};
+
+		ASSERT_EQ(0, ioctl(fd, KGO_IOC_WAIT, &w)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(1, w.ready);
+	}
+	ASSERT_EQ(sizeof(c), read(fd, &c, sizeof(c)));
+	EXPECT_EQ(42, c.tag);
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(0, c.result);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
