@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_util.h"
 #include "kgo_crc32c.h"
 #include "kselftest_harness.h"
 
@@ -37,7 +38,6 @@
 #define YIELDS		3
 #define FANOUT		2
 #define DEPTH		2
-#define NSEC		1000000000ULL
 /*
  * The test VMs emulate the CPU with KASAN on: far slower than native.
  * The threads give up a little before the harness kills the test, so
@@ -100,14 +100,6 @@ FIXTURE_TEARDOWN(kgo)
 	free(self->run.seen);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
 /* The CHECKSUM data of @tag: any thread can recompute it from the tag. */
 static void fill(unsigned char *buf, uint64_t tag)
 {
@@ -153,18 +145,6 @@ static struct kgo_task make_task(uint64_t tag, unsigned char *buf)
 		break;
 	}
 	return t;
-}
-
-static int submit_tasks(int fd, const struct kgo_task *tasks, unsigned int nr)
-{
-	struct kgo_submit s = {
-		.size = sizeof(s),
-		.tasks = (uintptr_t)tasks,
-		.nr = nr,
-		.task_size = sizeof(*tasks),
-	};
-
-	return ioctl(fd, KGO_IOC_SUBMIT, &s);
 }
 
 /* Counts an error; prints the first MAX_LOGS (the harness's "# " style). */
@@ -309,7 +289,7 @@ static void *work(void *arg)
 
 			for (unsigned int i = 0; i < n; i++)
 				t[i] = make_task(next + i, bufs[i]);
-			r = submit_tasks(w->fd, t, n);
+			r = submit(w->fd, t, n);
 			if (r > 0) {
 				next += r;
 			} else if (r < 0 && errno == EAGAIN) {

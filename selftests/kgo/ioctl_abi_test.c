@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_util.h"
 #include "kselftest_harness.h"
 
 #define REC		sizeof(struct kgo_completion)
@@ -64,23 +65,6 @@ static struct kgo_task nop(uint64_t tag)
 	struct kgo_task t = { .kind = KGO_TASK_NOP, .tag = tag };
 
 	return t;
-}
-
-static int submit_sized(int fd, const void *tasks, unsigned int nr, unsigned int task_size)
-{
-	struct kgo_submit s = {
-		.size = sizeof(s),
-		.tasks = (uintptr_t)tasks,
-		.nr = nr,
-		.task_size = task_size,
-	};
-
-	return ioctl(fd, KGO_IOC_SUBMIT, &s);
-}
-
-static int submit(int fd, const struct kgo_task *tasks, unsigned int nr)
-{
-	return submit_sized(fd, tasks, nr, sizeof(*tasks));
 }
 
 /*

@@ -18,11 +18,11 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_util.h"
 #include "kgo_crc32c.h"
 #include "kselftest_harness.h"
 
 #define REC		sizeof(struct kgo_completion)
-#define NSEC		1000000000ULL
 #define MSEC		1000000ULL
 /* Generous: the test VMs emulate the CPU, with KASAN on. */
 #define WAIT_NS		(60 * NSEC)
@@ -56,31 +56,11 @@ FIXTURE_TEARDOWN(kgo)
 	close(self->fd);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
 static struct kgo_task task(uint32_t kind, uint64_t tag, uint64_t a0, uint64_t a1)
 {
 	struct kgo_task t = { .kind = kind, .tag = tag, .args = { a0, a1 } };
 
 	return t;
-}
-
-static int submit(int fd, const struct kgo_task *tasks, unsigned int nr)
-{
-	struct kgo_submit s = {
-		.size = sizeof(s),
-		.tasks = (uintptr_t)tasks,
-		.nr = nr,
-		.task_size = sizeof(*tasks),
-	};
-
-	return ioctl(fd, KGO_IOC_SUBMIT, &s);
 }
 
 static int wait_ready(int fd, uint32_t min, uint64_t timeout_ns, uint32_t *ready)

@@ -24,13 +24,13 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_util.h"
 #include "kselftest_harness.h"
 
 #define DEFAULT_MODULE	"/kgo/kgo.ko"
 #define NTASKS		10000
 #define BATCH		500
 #define SPIN_NS		100000		/* 100 us */
-#define NSEC		1000000000ULL
 #define MSEC		1000000ULL
 #define UNLOAD_NS	(30 * NSEC)
 #define DEVICE_NS	(10 * NSEC)
@@ -46,26 +46,6 @@ FIXTURE_SETUP(kgo)
 
 FIXTURE_TEARDOWN(kgo)
 {
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
-static int submit(int fd, const struct kgo_task *tasks, unsigned int nr)
-{
-	struct kgo_submit s = {
-		.size = sizeof(s),
-		.tasks = (uintptr_t)tasks,
-		.nr = nr,
-		.task_size = sizeof(*tasks),
-	};
-
-	return ioctl(fd, KGO_IOC_SUBMIT, &s);
 }
 
 static bool module_loaded(void)
