@@ -171,4 +171,121 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
  */
 void kgo_wg_wait(struct kgo_waitgroup *wg);
 
+/* Timeouts, in ns: KGO_NOWAIT never blocks, KGO_FOREVER never gives up. */
+#define KGO_NOWAIT	0ULL
+#define KGO_FOREVER	U64_MAX
+
+/**
+ * kgo_sleep() - sleep for @ns nanoseconds
+ * @ns: how long
+ *
+ * Context: a goroutine, which parks (its kthread runs others), or process
+ * context, which sleeps. An hrtimer ends the sleep.
+ */
+void kgo_sleep(u64 ns);
+
+/*
+ * Channels: Go's chan of fixed-size elements, unbuffered (@cap 0: a send
+ * waits for a receiver and hands the element over directly) or buffered
+ * (a FIFO of @cap elements). Blocked senders and receivers are served in
+ * FIFO order.
+ *
+ * Every operation takes a timeout: KGO_NOWAIT (never blocks: any context,
+ * hardirq included), a number of ns, or KGO_FOREVER (goroutine or process
+ * context only; a goroutine parks, a thread sleeps).
+ */
+struct kgo_chan;
+
+/**
+ * kgo_chan_create() - a new channel
+ * @elem_size: bytes per element, up to KGO_CHAN_ELEM_MAX; 0 is allowed
+ * @cap: elements it buffers, up to KGO_CHAN_CAP_MAX; 0 for unbuffered
+ * @gfp: allocation flags
+ *
+ * Return: the channel, or an ERR_PTR (-EINVAL, -ENOMEM).
+ */
+struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp);
+#define KGO_CHAN_ELEM_MAX	4096
+#define KGO_CHAN_CAP_MAX	(1U << 20)
+
+/**
+ * kgo_chan_destroy() - free a channel nobody uses any more
+ * @c: the channel; no operation may be in progress or start
+ */
+void kgo_chan_destroy(struct kgo_chan *c);
+
+/**
+ * kgo_chan_send() - send one element
+ * @c: the channel
+ * @elem: copied from here
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * Return: 0; -EPIPE if the channel is closed (a kernel API returns an
+ * error where Go panics); -EAGAIN (KGO_NOWAIT) or -ETIMEDOUT if it would
+ * block longer.
+ */
+int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns);
+
+/**
+ * kgo_chan_recv() - receive one element
+ * @c: the channel
+ * @elem: written here; zeroed when the channel is closed and drained
+ * @ok: set false when the zero came from a closed, drained channel
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * Return: 0 (check @ok), -EAGAIN or -ETIMEDOUT.
+ */
+int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns);
+
+/**
+ * kgo_chan_close() - no more sends
+ * @c: the channel
+ *
+ * Blocked receivers get zero values with ok false; blocked senders get
+ * -EPIPE; buffered elements can still be received. Context: any.
+ *
+ * Return: 0, or -EPIPE if it was already closed.
+ */
+int kgo_chan_close(struct kgo_chan *c);
+
+/* Elements buffered now, and the buffer's size. Context: any. */
+unsigned int kgo_chan_len(struct kgo_chan *c);
+unsigned int kgo_chan_cap(struct kgo_chan *c);
+
+enum kgo_select_dir {
+	KGO_SELECT_SEND,
+	KGO_SELECT_RECV,
+};
+
+/**
+ * struct kgo_select_case - one case of kgo_select()
+ * @chan: the channel; NULL for a case that is never ready
+ * @dir: send or receive
+ * @elem: send: copied from; receive: written to
+ * @ok: receive: out, as for kgo_chan_recv()
+ * @err: out: -EPIPE if a send case was chosen because the channel is closed
+ */
+struct kgo_select_case {
+	struct kgo_chan *chan;
+	enum kgo_select_dir dir;
+	void *elem;
+	bool ok;
+	int err;
+};
+#define KGO_SELECT_MAX	64
+
+/**
+ * kgo_select() - Go's select
+ * @cases: the cases
+ * @n: how many, up to KGO_SELECT_MAX
+ * @timeout_ns: KGO_NOWAIT (select with a default), ns, or KGO_FOREVER
+ *
+ * Waits until one case can proceed and does it. When several can, one
+ * is chosen uniformly at random.
+ *
+ * Return: the index of the case done, -EAGAIN or -ETIMEDOUT if none
+ * could in time, -EINVAL for bad arguments.
+ */
+int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns);
+
 #endif /* _KGO_H */

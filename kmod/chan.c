@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Channels and select, after Go's chan.go and select.go.
+ *
+ * A channel is a spinlock, a ring of @cap elements and two FIFO queues
+ * of blocked senders and receivers. A blocked operation is a sudog on
+ * its waiter's stack; whoever serves it copies the element straight to
+ * or from the waiter's memory (for an unbuffered channel, sender to
+ * receiver with no buffer in between), claims the waiter and wakes it.
+ *
+ * A plain send or receive is a select with one case: one code path.
+ * A select locks every channel involved in address order (so two
+ * selects cannot deadlock), looks for a ready case in a random order,
+ * and otherwise queues a sudog on every channel and blocks; the first
+ * claim wins (kgo_waiter_claim()), and the others find the waiter
+ * claimed and skip it.
+ *
+ * Locks are taken with interrupts off: KGO_NOWAIT operations are legal
+ * in hardirq. Lock order: channel locks by address, then sched.lock
+ * (through kgo_ready()). lockdep sees the channel locks of one select as
+ * nested under kgo_select_nest.
+ */
+
+#include <linux/lockdep.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include <kgo.h>
+#include "waiter.h"
+
+struct kgo_chan {
+	spinlock_t lock;
+	u32 elemsize;			/* I */
+	u32 cap;			/* I */
+	u32 count;			/* L: elements buffered */
+	u32 sendx;			/* L: next slot to fill */
+	u32 recvx;			/* L: next slot to drain */
+	bool closed;			/* L */
+	struct list_head sendq;		/* L: blocked senders (struct kgo_sudog) */
+	struct list_head recvq;		/* L: blocked receivers */
+	char buf[];			/* L: @cap slots of @elemsize */
+};
+
+/* A blocked operation of one waiter on one channel. */
+struct kgo_sudog {
+	struct list_head node;		/* the channel's lock */
+	struct kgo_waiter *w;
+	void *elem;			/* send: source; receive: destination */
+	int why;			/* 1 + the select case index */
+	bool ok;			/* set by the server: false = closed */
+};
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+static struct lock_class_key kgo_select_key;
+static struct {
+	struct lockdep_map dep_map;
+} kgo_select_nest = {
+	.dep_map = STATIC_LOCKDEP_MAP_INIT("kgo_select", &kgo_select_key),
+};
+#else
+static struct {} kgo_select_nest __maybe_unused;
+#endif
+
+struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp)
+{
+	struct kgo_chan *c;
+
+	if (elem_size > KGO_CHAN_ELEM_MAX || cap > KGO_CHAN_CAP_MAX)
+		return ERR_PTR(-EINVAL);
+	c = kvzalloc(struct_size(c, buf, (size_t)cap * elem_size), gfp);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&c->lock);
+	c->elemsize = elem_size;
+	c->cap = cap;
+	INIT_LIST_HEAD(&c->sendq);
+	INIT_LIST_HEAD(&c->recvq);
+	return c;
+}
+EXPORT_SYMBOL_GPL(kgo_chan_create);
+
+void kgo_chan_destroy(struct kgo_chan *c)
+{
+	if (IS_ERR_OR_NULL(c))
+		return;
+	WARN_ON_ONCE(!list_empty(&c->sendq) || !list_empty(&c->recvq));
+	kvfree(c);
+}
+EXPORT_SYMBOL_GPL(kgo_chan_destroy);
+
+unsigned int kgo_chan_len(struct kgo_chan *c)
+{
+	return READ_ONCE(c->count);
+}
+EXPORT_SYMBOL_GPL(kgo_chan_len);
+
+unsigned int kgo_chan_cap(struct kgo_chan *c)
+{
+	return c->cap;
+}
+EXPORT_SYMBOL_GPL(kgo_chan_cap);
+
+static void *kgo_chan_slot(struct kgo_chan *c, u32 i)
+{
+	return c->buf + (size_t)i * c->elemsize;
+}
+
+static void kgo_chan_copy(struct kgo_chan *c, void *dst, const void *src)
+{
+	if (dst && src)
+		memcpy(dst, src, c->elemsize);
+	else if (dst)
+		memset(dst, 0, c->elemsize);
+}
+
+/*
+ * The first waiter on @q that nobody else claimed, claimed for its case
+ * and unlinked. Waiters claimed already (timed out, or woken through
+ * another case of their select) are unlinked and skipped.
+ * Context: the channel's lock held.
+ */
+static struct kgo_sudog *kgo_chan_dequeue(struct list_head *q)
+{
+	struct kgo_sudog *s;
+
+	while ((s = list_first_entry_or_null(q, struct kgo_sudog, node))) {
+		list_del_init(&s->node);
+		if (kgo_waiter_claim(s->w, s->why))
+			return s;
+	}
+	return NULL;
+}
+
+/*
+ * Does case @cs now if it can. Returns true if done; *@wake is then a
+ * claimed waiter to wake once the locks are dropped, or NULL.
+ * Context: the case's channel locked.
+ */
+static bool kgo_case_try(struct kgo_select_case *cs, struct kgo_sudog **wake)
+{
+	struct kgo_chan *c = cs->chan;
+	struct kgo_sudog *s;
+
+	*wake = NULL;
+	if (cs->dir == KGO_SELECT_SEND) {
+		cs->err = 0;
+		if (c->closed) {
+			cs->err = -EPIPE;
+			return true;
+		}
+		s = kgo_chan_dequeue(&c->recvq);
+		if (s) {		/* hand over directly */
+			kgo_chan_copy(c, s->elem, cs->elem);
+			s->ok = true;
+			*wake = s;
+			return true;
+		}
+		if (c->count < c->cap) {
+			kgo_chan_copy(c, kgo_chan_slot(c, c->sendx), cs->elem);
+			c->sendx = (c->sendx + 1) % c->cap;
+			WRITE_ONCE(c->count, c->count + 1);
+			return true;
+		}
+		return false;
+	}
+
+	cs->ok = true;
+	s = kgo_chan_dequeue(&c->sendq);
+	if (s) {
+		if (!c->cap) {
+			kgo_chan_copy(c, cs->elem, s->elem);
+		} else {
+			/* A sender waits only on a full buffer: rotate it. */
+			kgo_chan_copy(c, cs->elem, kgo_chan_slot(c, c->recvx));
+			kgo_chan_copy(c, kgo_chan_slot(c, c->recvx), s->elem);
+			c->recvx = (c->recvx + 1) % c->cap;
+			c->sendx = c->recvx;
+		}
+		s->ok = true;
+		*wake = s;
+		return true;
+	}
+	if (c->count) {
+		kgo_chan_copy(c, cs->elem, kgo_chan_slot(c, c->recvx));
+		c->recvx = (c->recvx + 1) % c->cap;
+		WRITE_ONCE(c->count, c->count - 1);
+		return true;
+	}
+	if (c->closed) {
+		kgo_chan_copy(c, cs->elem, NULL);
+		cs->ok = false;
+		return true;
+	}
+	return false;
+}
+
+/* Scratch space of one select: on the stack for small ones. */
+#define KGO_SELECT_INLINE	4
+
+struct kgo_sel {
+	unsigned int nlocks;
+	u8 *order;			/* poll order: a random permutation */
+	struct kgo_chan **locks;	/* distinct channels, by address */
+	struct kgo_sudog *sg;		/* one per case, when blocking */
+	void *mem;
+	u8 order_inline[KGO_SELECT_INLINE];
+	struct kgo_chan *locks_inline[KGO_SELECT_INLINE];
+	struct kgo_sudog sg_inline[KGO_SELECT_INLINE];
+};
+
+static int kgo_sel_setup(struct kgo_sel *sel, struct kgo_select_case *cases,
+			 unsigned int n, gfp_t gfp)
+{
+	unsigned int i, j;
+
+	sel->mem = NULL;
+	if (n <= KGO_SELECT_INLINE) {
+		sel->order = sel->order_inline;
+		sel->locks = sel->locks_inline;
+		sel->sg = sel->sg_inline;
+	} else {
+		sel->mem = kmalloc_array(n, sizeof(*sel->sg) + sizeof(*sel->locks) + 1, gfp);
+		if (!sel->mem)
+			return -ENOMEM;
+		sel->sg = sel->mem;
+		sel->locks = (void *)(sel->sg + n);
+		sel->order = (void *)(sel->locks + n);
+	}
+
+	/* Fisher-Yates: every order equally likely, hence fair choice. */
+	for (i = 0; i < n; i++) {
+		j = i ? get_random_u32_below(i + 1) : 0;
+		sel->order[i] = sel->order[j];
+		sel->order[j] = i;
+	}
+
+	/* Insertion sort by address, without duplicates. */
+	sel->nlocks = 0;
+	for (i = 0; i < n; i++) {
+		struct kgo_chan *c = cases[i].chan;
+
+		if (!c)
+			continue;
+		for (j = sel->nlocks; j > 0 && sel->locks[j - 1] > c; j--)
+			;
+		if (j > 0 && sel->locks[j - 1] == c)
+			continue;
+		memmove(&sel->locks[j + 1], &sel->locks[j],
+			(sel->nlocks - j) * sizeof(*sel->locks));
+		sel->locks[j] = c;
+		sel->nlocks++;
+	}
+	return 0;
+}
+
+/* Context: interrupts off. */
+static void kgo_sel_lock(struct kgo_sel *sel)
+{
+	unsigned int i;
+
+	if (sel->nlocks == 1) {
+		spin_lock(&sel->locks[0]->lock);
+		return;
+	}
+	lock_map_acquire(&kgo_select_nest.dep_map);
+	for (i = 0; i < sel->nlocks; i++)
+		spin_lock_nest_lock(&sel->locks[i]->lock, &kgo_select_nest);
+}
+
+/* Leaves interrupts off. Also the unlock of kgo_waiter_block(). */
+static void kgo_sel_unlock(void *arg)
+{
+	struct kgo_sel *sel = arg;
+	unsigned int i = sel->nlocks;
+
+	while (i--)
+		spin_unlock(&sel->locks[i]->lock);
+	if (sel->nlocks > 1)
+		lock_map_release(&kgo_select_nest.dep_map);
+}
+
+int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
+{
+	bool blocking = timeout_ns != KGO_NOWAIT;
+	struct kgo_sudog *wake = NULL;
+	struct kgo_waiter w;
+	struct kgo_sel sel;
+	unsigned long flags;
+	unsigned int i;
+	int ret, why;
+
+	if (!n || n > KGO_SELECT_MAX)
+		return -EINVAL;
+	if (blocking) {
+		/* Blocking is for goroutines and threads, with nothing held. */
+		if (WARN_ONCE(!in_task() || irqs_disabled(),
+			      "kgo: blocking channel operation in atomic context\n"))
+			return -EINVAL;
+		might_sleep();
+	}
+	ret = kgo_sel_setup(&sel, cases, n, blocking ? GFP_KERNEL : GFP_ATOMIC);
+	if (ret)
+		return ret;
+	if (!sel.nlocks) {	/* only never-ready cases */
+		ret = blocking ? -ETIMEDOUT : -EAGAIN;
+		if (blocking)
+			kgo_sleep(timeout_ns);
+		goto out;
+	}
+
+	local_irq_save(flags);
+	kgo_sel_lock(&sel);
+	for (i = 0; i < n; i++) {
+		struct kgo_select_case *cs = &cases[sel.order[i]];
+
+		if (cs->chan && kgo_case_try(cs, &wake)) {
+			ret = sel.order[i];
+			kgo_sel_unlock(&sel);
+			local_irq_restore(flags);
+			if (wake)
+				kgo_waiter_wake(wake->w);
+			goto out;
+		}
+	}
+	if (!blocking) {
+		kgo_sel_unlock(&sel);
+		local_irq_restore(flags);
+		ret = -EAGAIN;
+		goto out;
+	}
+
+	/* Nothing ready: wait on every channel, in case order. */
+	kgo_waiter_init(&w, timeout_ns);
+	for (i = 0; i < n; i++) {
+		struct kgo_select_case *cs = &cases[i];
+		struct kgo_sudog *s = &sel.sg[i];
+
+		if (!cs->chan)
+			continue;
+		*s = (struct kgo_sudog){ .w = &w, .elem = cs->elem, .why = i + 1 };
+		list_add_tail(&s->node, cs->dir == KGO_SELECT_SEND ?
+			      &cs->chan->sendq : &cs->chan->recvq);
+	}
+	why = kgo_waiter_block(&w, kgo_sel_unlock, &sel);
+
+	/* Off every other queue (Go's pass 3). */
+	local_irq_disable();
+	kgo_sel_lock(&sel);
+	for (i = 0; i < n; i++)
+		if (cases[i].chan && !list_empty(&sel.sg[i].node))
+			list_del_init(&sel.sg[i].node);
+	kgo_sel_unlock(&sel);
+	local_irq_enable();
+	kgo_waiter_destroy(&w);
+
+	if (why == KGO_WAIT_TIMEOUT) {
+		ret = -ETIMEDOUT;
+	} else {
+		struct kgo_select_case *cs = &cases[why - 1];
+
+		ret = why - 1;
+		if (cs->dir == KGO_SELECT_SEND)
+			cs->err = sel.sg[ret].ok ? 0 : -EPIPE;
+		else
+			cs->ok = sel.sg[ret].ok;
+	}
+out:
+	kfree(sel.mem);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(kgo_select);
+
+int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns)
+{
+	struct kgo_select_case cs = {
+		.chan = c, .dir = KGO_SELECT_SEND, .elem = (void *)elem,
+	};
+	int ret = kgo_select(&cs, 1, timeout_ns);
+
+	return ret < 0 ? ret : cs.err;
+}
+EXPORT_SYMBOL_GPL(kgo_chan_send);
+
+int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
+{
+	struct kgo_select_case cs = { .chan = c, .dir = KGO_SELECT_RECV, .elem = elem };
+	int ret = kgo_select(&cs, 1, timeout_ns);
+
+	if (ret < 0)
+		return ret;
+	if (ok)
+		*ok = cs.ok;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kgo_chan_recv);
+
+int kgo_chan_close(struct kgo_chan *c)
+{
+	struct kgo_sudog *s;
+	unsigned long flags;
+	LIST_HEAD(wake);
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->closed) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		return -EPIPE;
+	}
+	c->closed = true;
+	while ((s = kgo_chan_dequeue(&c->recvq))) {
+		kgo_chan_copy(c, s->elem, NULL);
+		s->ok = false;
+		list_add_tail(&s->node, &wake);
+	}
+	while ((s = kgo_chan_dequeue(&c->sendq))) {
+		s->ok = false;
+		list_add_tail(&s->node, &wake);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	/* Unlink before waking: a woken waiter checks its own node. */
+	while ((s = list_first_entry_or_null(&wake, struct kgo_sudog, node))) {
+		list_del_init(&s->node);
+		kgo_waiter_wake(s->w);
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kgo_chan_close);

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_chan: channels and select, from goroutines, threads and hardirq.
+ * kgo_time: sleep and timeouts.
+ */
+
+#include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include <kgo.h>
+#include "tests/run_g.h"
+
+#define LONG_MS		60000
+#define MS		(u64)NSEC_PER_MSEC
+
+static struct kgo_chan *mkchan(struct kunit *test, size_t size, unsigned int cap)
+{
+	struct kgo_chan *c = kgo_chan_create(size, cap, GFP_KERNEL);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c));
+	return c;
+}
+
+static void kgo_chan_buffered_test(struct kunit *test)
+{
+	struct kgo_chan *c = mkchan(test, sizeof(int), 4);
+	bool ok;
+	int i, v;
+
+	KUNIT_EXPECT_EQ(test, kgo_chan_cap(c), 4u);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(c, &v, &ok, KGO_NOWAIT), -EAGAIN);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(c, &i, KGO_NOWAIT), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(c, &i, KGO_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kgo_chan_len(c), 4u);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, kgo_chan_recv(c, &v, &ok, KGO_NOWAIT), 0);
+		KUNIT_EXPECT_EQ(test, v, i);
+		KUNIT_EXPECT_TRUE(test, ok);
+	}
+	KUNIT_EXPECT_EQ(test, kgo_chan_len(c), 0u);
+	KUNIT_EXPECT_TRUE(test, IS_ERR(kgo_chan_create(KGO_CHAN_ELEM_MAX + 1, 1, GFP_KERNEL)));
+	kgo_chan_destroy(c);
+}
+
+/* Receivers and senders of one channel, goroutines or threads. */
+struct pp_ctx {
+	struct kgo_chan *c;
+	int n;
+	long sum;
+	int errors;
+	struct kgo_waitgroup wg;
+};
+
+static void pp_sender(void *arg)
+{
+	struct pp_ctx *p = arg;
+	int i;
+
+	for (i = 1; i <= p->n; i++)
+		if (kgo_chan_send(p->c, &i, KGO_FOREVER))
+			p->errors++;
+	kgo_wg_done(&p->wg);
+}
+
+static void pp_receiver(void *arg)
+{
+	struct pp_ctx *p = arg;
+	bool ok;
+	int i, v;
+
+	for (i = 1; i <= p->n; i++) {
+		if (kgo_chan_recv(p->c, &v, &ok, KGO_FOREVER) || !ok || v != i)
+			p->errors++;
+		p->sum += v;
+	}
+	kgo_wg_done(&p->wg);
+}
+
+/* Unbuffered: every element handed over, in order, goroutine to goroutine. */
+static void kgo_chan_unbuffered_test(struct kunit *test)
+{
+	struct pp_ctx *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->c = mkchan(test, sizeof(int), 0);
+	p->n = 1000;
+	kgo_wg_init(&p->wg);
+	kgo_wg_add(&p->wg, 2);
+	KUNIT_ASSERT_GT(test, kgo_go(pp_receiver, p, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_GT(test, kgo_go(pp_sender, p, GFP_KERNEL), 0LL);
+	kgo_wg_wait(&p->wg);
+	KUNIT_EXPECT_EQ(test, p->errors, 0);
+	KUNIT_EXPECT_EQ(test, p->sum, 1000L * 1001 / 2);
+	kgo_chan_destroy(p->c);
+}
+
+/* A thread (this test's kthread) blocks on a channel a goroutine serves. */
+static void kgo_chan_thread_test(struct kunit *test)
+{
+	struct pp_ctx *p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->c = mkchan(test, sizeof(int), 0);
+	p->n = 200;
+	kgo_wg_init(&p->wg);
+	kgo_wg_add(&p->wg, 2);
+	KUNIT_ASSERT_GT(test, kgo_go(pp_sender, p, GFP_KERNEL), 0LL);
+	pp_receiver(p);		/* not a goroutine: sleeps in the channel */
+	kgo_wg_wait(&p->wg);
+	KUNIT_EXPECT_EQ(test, p->errors, 0);
+	kgo_chan_destroy(p->c);
+}
+
+static void kgo_chan_close_test(struct kunit *test)
+{
+	struct kgo_chan *c = mkchan(test, sizeof(int), 4);
+	bool ok;
+	int v = 7;
+
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(c, &v, KGO_NOWAIT), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_close(c), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_close(c), -EPIPE);
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(c, &v, KGO_NOWAIT), -EPIPE);
+	v = 0;
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(c, &v, &ok, KGO_NOWAIT), 0);
+	KUNIT_EXPECT_TRUE(test, ok);
+	KUNIT_EXPECT_EQ(test, v, 7);	/* the buffer drains first */
+	v = 5;
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(c, &v, &ok, KGO_FOREVER), 0);
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_EQ(test, v, 0);
+	kgo_chan_destroy(c);
+}
+
+/* Close while receivers and senders are blocked. */
+struct close_ctx {
+	struct kgo_chan *c;
+	atomic_t closed_recv, epipe_send, other;
+	struct kgo_waitgroup wg;
+};
+
+static void close_receiver(void *arg)
+{
+	struct close_ctx *x = arg;
+	bool ok = true;
+	int v = 1;
+
+	if (!kgo_chan_recv(x->c, &v, &ok, KGO_FOREVER) && !ok && !v)
+		atomic_inc(&x->closed_recv);
+	else
+		atomic_inc(&x->other);
+	kgo_wg_done(&x->wg);
+}
+
+static void close_sender(void *arg)
+{
+	struct close_ctx *x = arg;
+	int v = 1;
+
+	if (kgo_chan_send(x->c, &v, KGO_FOREVER) == -EPIPE)
+		atomic_inc(&x->epipe_send);
+	else
+		atomic_inc(&x->other);
+	kgo_wg_done(&x->wg);
+}
+
+static void kgo_chan_close_wakes_test(struct kunit *test)
+{
+	struct close_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct kgo_chan *c2;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_wg_init(&x->wg);
+	/* Receivers on one unbuffered channel, senders on another. */
+	x->c = mkchan(test, sizeof(int), 0);
+	kgo_wg_add(&x->wg, 8);
+	for (i = 0; i < 8; i++)
+		kgo_go(close_receiver, x, GFP_KERNEL);
+	kgo_sleep(50 * MS);	/* let them block */
+	KUNIT_EXPECT_EQ(test, kgo_chan_close(x->c), 0);
+	kgo_wg_wait(&x->wg);
+	c2 = x->c;
+	x->c = mkchan(test, sizeof(int), 0);
+	kgo_wg_add(&x->wg, 8);
+	for (i = 0; i < 8; i++)
+		kgo_go(close_sender, x, GFP_KERNEL);
+	kgo_sleep(50 * MS);
+	KUNIT_EXPECT_EQ(test, kgo_chan_close(x->c), 0);
+	kgo_wg_wait(&x->wg);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->closed_recv), 8);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->epipe_send), 8);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->other), 0);
+	kgo_chan_destroy(c2);
+	kgo_chan_destroy(x->c);
+}
+
+/* With two cases always ready, each is chosen half of the time. */
+static void kgo_chan_select_uniform_test(struct kunit *test)
+{
+	struct kgo_chan *a = mkchan(test, sizeof(int), 1), *b = mkchan(test, sizeof(int), 1);
+	struct kgo_select_case cs[2];
+	int hits[2] = {}, i, v = 0, r;
+
+	for (i = 0; i < 10000; i++) {
+		kgo_chan_send(a, &v, KGO_NOWAIT);
+		kgo_chan_send(b, &v, KGO_NOWAIT);
+		cs[0] = (struct kgo_select_case){ .chan = a, .dir = KGO_SELECT_RECV, .elem = &v };
+		cs[1] = (struct kgo_select_case){ .chan = b, .dir = KGO_SELECT_RECV, .elem = &v };
+		r = kgo_select(cs, 2, KGO_NOWAIT);
+		KUNIT_ASSERT_TRUE(test, r == 0 || r == 1);
+		hits[r]++;
+	}
+	kunit_info(test, "picks %d / %d\n", hits[0], hits[1]);
+	/* Binomial(10000, 1/2): sd 50; 5 sd either side. */
+	KUNIT_EXPECT_GT(test, hits[0], 4750);
+	KUNIT_EXPECT_GT(test, hits[1], 4750);
+	kgo_chan_destroy(a);
+	kgo_chan_destroy(b);
+}
+
+struct sel_ctx {
+	struct kgo_chan *a, *b;
+	int ret, v;
+	bool ok;
+};
+
+static void sel_blocker(void *arg)
+{
+	struct sel_ctx *s = arg;
+	struct kgo_select_case cs[3] = {
+		{ .chan = s->a, .dir = KGO_SELECT_RECV, .elem = &s->v },
+		{ .chan = NULL, .dir = KGO_SELECT_RECV },	/* never ready */
+		{ .chan = s->b, .dir = KGO_SELECT_RECV, .elem = &s->v },
+	};
+
+	s->ret = kgo_select(cs, 3, KGO_FOREVER);
+	s->ok = cs[s->ret >= 0 ? s->ret : 0].ok;
+}
+
+static void sel_sender(void *arg)
+{
+	struct sel_ctx *s = arg;
+	int v = 42;
+
+	kgo_sleep(20 * MS);
+	kgo_chan_send(s->b, &v, KGO_FOREVER);
+}
+
+static void kgo_chan_select_block_test(struct kunit *test)
+{
+	struct sel_ctx *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct kgo_select_case none = { .chan = NULL };
+	struct kgo_waitgroup wg;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->a = mkchan(test, sizeof(int), 0);
+	s->b = mkchan(test, sizeof(int), 0);
+	KUNIT_EXPECT_EQ(test, kgo_select(&none, 1, KGO_NOWAIT), -EAGAIN);
+	kgo_wg_init(&wg);
+	KUNIT_ASSERT_GT(test, kgo_go(sel_sender, s, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(sel_blocker, s, LONG_MS));
+	KUNIT_EXPECT_EQ(test, s->ret, 2);
+	KUNIT_EXPECT_EQ(test, s->v, 42);
+	KUNIT_EXPECT_TRUE(test, s->ok);
+	/* A late send on a: nobody is waiting there any more. */
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(s->a, &s->v, KGO_NOWAIT), -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	kgo_chan_destroy(s->a);
+	kgo_chan_destroy(s->b);
+}
+
+/* --- kgo_time -------------------------------------------------------- */
+
+struct time_ctx {
+	struct kgo_chan *c;
+	int ret;
+	u64 elapsed;
+};
+
+static void time_recv_timeout(void *arg)
+{
+	struct time_ctx *t = arg;
+	u64 t0 = local_clock();
+	int v;
+
+	t->ret = kgo_chan_recv(t->c, &v, NULL, 20 * MS);
+	t->elapsed = local_clock() - t0;
+}
+
+static void kgo_time_timeout_fires_test(struct kunit *test)
+{
+	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	u64 t0;
+	int v;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->c = mkchan(test, sizeof(int), 0);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_recv_timeout, t, LONG_MS));
+	KUNIT_EXPECT_EQ(test, t->ret, -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, t->elapsed, 20 * MS);
+	/* The same from a thread. */
+	t0 = local_clock();
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(t->c, &v, 20 * MS), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, local_clock() - t0, 20 * MS);
+	kgo_chan_destroy(t->c);
+}
+
+static void time_late_sender(void *arg)
+{
+	struct time_ctx *t = arg;
+	int v = 1;
+
+	kgo_sleep(10 * MS);
+	kgo_chan_send(t->c, &v, KGO_FOREVER);
+}
+
+static void time_long_recv(void *arg)
+{
+	struct time_ctx *t = arg;
+	u64 t0 = local_clock();
+	int v;
+
+	t->ret = kgo_chan_recv(t->c, &v, NULL, 30ULL * NSEC_PER_SEC);
+	t->elapsed = local_clock() - t0;
+	/* The cancelled timer must not wake this goroutine later. */
+	kgo_sleep(50 * MS);
+}
+
+/* A wake before the timeout cancels the timer. */
+static void kgo_time_timer_cancelled_test(struct kunit *test)
+{
+	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->c = mkchan(test, sizeof(int), 0);
+	KUNIT_ASSERT_GT(test, kgo_go(time_late_sender, t, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_long_recv, t, LONG_MS));
+	KUNIT_EXPECT_EQ(test, t->ret, 0);
+	KUNIT_EXPECT_LT(test, t->elapsed, 30ULL * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	kgo_chan_destroy(t->c);
+}
+
+static void time_sleeper(void *arg)
+{
+	struct time_ctx *t = arg;
+	u64 t0 = local_clock();
+
+	kgo_sleep(20 * MS);
+	t->elapsed = local_clock() - t0;
+}
+
+static void kgo_time_sleep_test(struct kunit *test)
+{
+	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	u64 t0 = local_clock();
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_sleeper, t, LONG_MS));
+	KUNIT_EXPECT_GE(test, t->elapsed, 20 * MS);
+	t0 = local_clock();
+	kgo_sleep(20 * MS);	/* a thread */
+	KUNIT_EXPECT_GE(test, local_clock() - t0, 20 * MS);
+}
+
+/* Sends from hardirq (KGO_NOWAIT) reach a goroutine blocked in recv. */
+struct irq_chan_ctx {
+	struct hrtimer timer;
+	struct kgo_chan *c;
+	int sent, got, err;
+};
+
+static enum hrtimer_restart irq_chan_fn(struct hrtimer *h)
+{
+	struct irq_chan_ctx *x = container_of(h, struct irq_chan_ctx, timer);
+	int v = 99;
+
+	if (!kgo_chan_send(x->c, &v, KGO_NOWAIT))
+		x->sent++;
+	if (x->sent < 10) {
+		hrtimer_forward_now(h, ns_to_ktime(MS));
+		return HRTIMER_RESTART;
+	}
+	return HRTIMER_NORESTART;
+}
+
+static void irq_chan_recv(void *arg)
+{
+	struct irq_chan_ctx *x = arg;
+	int i, v;
+
+	for (i = 0; i < 10; i++) {
+		if (kgo_chan_recv(x->c, &v, NULL, 10ULL * NSEC_PER_SEC) || v != 99)
+			x->err++;
+		else
+			x->got++;
+	}
+}
+
+static void kgo_time_hardirq_send_test(struct kunit *test)
+{
+	struct irq_chan_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->c = mkchan(test, sizeof(int), 16);
+	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	x->timer.function = irq_chan_fn;
+	hrtimer_start(&x->timer, ns_to_ktime(MS), HRTIMER_MODE_REL_HARD);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(irq_chan_recv, x, LONG_MS));
+	hrtimer_cancel(&x->timer);
+	KUNIT_EXPECT_EQ(test, x->got, 10);
+	KUNIT_EXPECT_EQ(test, x->err, 0);
+	kgo_chan_destroy(x->c);
+}
+
+static struct kunit_case kgo_chan_cases[] = {
+	KUNIT_CASE(kgo_chan_buffered_test),
+	KUNIT_CASE(kgo_chan_unbuffered_test),
+	KUNIT_CASE(kgo_chan_thread_test),
+	KUNIT_CASE(kgo_chan_close_test),
+	KUNIT_CASE(kgo_chan_close_wakes_test),
+	KUNIT_CASE(kgo_chan_select_uniform_test),
+	KUNIT_CASE(kgo_chan_select_block_test),
+	{}
+};
+
+static struct kunit_suite kgo_chan_suite = {
+	.name = "kgo_chan",
+	.test_cases = kgo_chan_cases,
+};
+
+static struct kunit_case kgo_time_cases[] = {
+	KUNIT_CASE(kgo_time_sleep_test),
+	KUNIT_CASE(kgo_time_timeout_fires_test),
+	KUNIT_CASE(kgo_time_timer_cancelled_test),
+	KUNIT_CASE(kgo_time_hardirq_send_test),
+	{}
+};
+
+static struct kunit_suite kgo_time_suite = {
+	.name = "kgo_time",
+	.test_cases = kgo_time_cases,
+};
+
+kunit_test_suites(&kgo_chan_suite, &kgo_time_suite);

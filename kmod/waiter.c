@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waiters: how a goroutine or a thread blocks until exactly one of its
+ * possible wake-ups (a channel operation, a select case, a timeout)
+ * claims it. See struct kgo_waiter.
+ *
+ * A goroutine parks; its timeout timer is armed in the park's unlockf,
+ * so that the timer can only fire once the goroutine is off its stack
+ * and kgo_ready() is legal. A thread sleeps in TASK_UNINTERRUPTIBLE,
+ * like a mutex waiter, and the same timer wakes it.
+ */
+
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+
+#include <kgo.h>
+#include "waiter.h"
+
+static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
+{
+	struct kgo_waiter *w = container_of(t, struct kgo_waiter, timer);
+
+	if (kgo_waiter_claim(w, KGO_WAIT_TIMEOUT))
+		kgo_waiter_wake(w);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * kgo_waiter_init() - prepare the caller to wait
+ * @w: on the caller's stack
+ * @timeout_ns: give up after this long; KGO_FOREVER never
+ */
+void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns)
+{
+	w->g = kgo_self();
+	w->task = current;
+	atomic_set(&w->state, KGO_WAIT_WAITING);
+	w->woken = 0;
+	w->timeout_ns = timeout_ns;
+	/* HARD: expires in hardirq even on PREEMPT_RT; kgo_ready() may. */
+	hrtimer_init_on_stack(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	w->timer.function = kgo_waiter_timer_fn;
+}
+
+/* Context: the waiter itself, once it is no longer on any queue. */
+void kgo_waiter_destroy(struct kgo_waiter *w)
+{
+	hrtimer_cancel(&w->timer);
+	destroy_hrtimer_on_stack(&w->timer);
+}
+
+/* Claims the wake-up of @w for @why. Context: any. */
+bool kgo_waiter_claim(struct kgo_waiter *w, int why)
+{
+	return atomic_cmpxchg(&w->state, KGO_WAIT_WAITING, why) == KGO_WAIT_WAITING;
+}
+
+/*
+ * Wakes @w, whose wake-up the caller claimed. @w may return from
+ * kgo_waiter_block() and its stack frame go at any moment after the
+ * claim: read what we need first, and only touch the task under RCU,
+ * as rcuwait does.
+ */
+void kgo_waiter_wake(struct kgo_waiter *w)
+{
+	struct task_struct *task;
+
+	if (w->g) {
+		/* Parked: a goroutine's claim is only possible after it is. */
+		kgo_ready(w->g);
+		return;
+	}
+	rcu_read_lock();
+	task = READ_ONCE(w->task);
+	/*
+	 * Release: what the claimer wrote for the waiter (an element) is
+	 * visible before it may return. Pairs with the acquire in
+	 * kgo_waiter_block(). The claim alone cannot be the signal: it
+	 * comes before the element is copied.
+	 */
+	smp_store_release(&w->woken, 1);
+	wake_up_process(task);
+	rcu_read_unlock();
+}
+
+struct kgo_waiter_park {
+	struct kgo_waiter *w;
+	void (*unlock)(void *arg);
+	void *arg;
+};
+
+static bool kgo_waiter_unlockf(struct kgo_g *g, void *arg)
+{
+	struct kgo_waiter_park *park = arg;
+	struct kgo_waiter *w = park->w;
+
+	park->unlock(park->arg);
+	if (w->timeout_ns != KGO_FOREVER)
+		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
+	return true;
+}
+
+static void kgo_nothing(void *arg)
+{
+}
+
+/**
+ * kgo_waiter_block() - release the caller's locks and wait to be claimed
+ * @w: the caller's waiter, already on the queues it waits on
+ * @unlock: releases the locks that protect those queues; with interrupts
+ *	    off, as they were taken; may be NULL if there are none
+ * @arg: for @unlock
+ *
+ * Return: the claim: KGO_WAIT_TIMEOUT or a positive wake-up reason. The
+ * caller then takes itself off any queue it is still on and calls
+ * kgo_waiter_destroy().
+ */
+int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
+{
+	struct kgo_waiter_park park = { w, unlock ? unlock : kgo_nothing, arg };
+
+	if (w->g) {
+		kgo_park(kgo_waiter_unlockf, &park);
+		return atomic_read(&w->state);
+	}
+
+	park.unlock(park.arg);
+	local_irq_enable();
+	if (w->timeout_ns != KGO_FOREVER)
+		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
+	for (;;) {
+		set_current_state(TASK_UNINTERRUPTIBLE);
+		if (smp_load_acquire(&w->woken))
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return atomic_read(&w->state);
+}
+
+void kgo_sleep(u64 ns)
+{
+	struct kgo_waiter w;
+
+	if (!ns)
+		return;
+	might_sleep();
+	kgo_waiter_init(&w, ns);
+	local_irq_disable();	/* kgo_waiter_block() expects it */
+	kgo_waiter_block(&w, NULL, NULL);
+	kgo_waiter_destroy(&w);
+}
+EXPORT_SYMBOL_GPL(kgo_sleep);

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_WAITER_H
+#define _KGO_WAITER_H
+
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+
+struct kgo_g;
+
+/* A waiter's state: 0 while waiting; a claim moves it off 0 once. */
+#define KGO_WAIT_WAITING	0
+#define KGO_WAIT_TIMEOUT	(-1)
+/* Claims by a wake-up are positive: 1 + the index of what woke it. */
+
+/*
+ * A goroutine or a thread blocked on something (Go's sudog, less the
+ * queue links, which the user of a waiter keeps: one waiter may be on
+ * several queues at once, as in select). Lives on the waiter's stack.
+ *
+ * Whoever moves @state off 0 with kgo_waiter_claim() owns the wake-up
+ * and must call kgo_waiter_wake(); everyone else leaves the waiter
+ * alone. So a timeout, and each case of a select, race with one
+ * cmpxchg, and exactly one wins.
+ */
+struct kgo_waiter {
+	struct kgo_g *g;		/* the goroutine, or NULL */
+	struct task_struct *task;	/* the thread, when not a goroutine */
+	atomic_t state;
+	int woken;			/* a thread may return: see kgo_waiter_wake() */
+	u64 timeout_ns;			/* KGO_FOREVER: none */
+	struct hrtimer timer;
+};
+
+void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns);
+void kgo_waiter_destroy(struct kgo_waiter *w);
+bool kgo_waiter_claim(struct kgo_waiter *w, int why);
+void kgo_waiter_wake(struct kgo_waiter *w);
+int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg);
+
+#endif /* _KGO_WAITER_H */
