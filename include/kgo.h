@@ -28,10 +28,11 @@
 #ifndef _KGO_H
 #define _KGO_H
 
+#include <linux/atomic.h>
+#include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 
 struct kgo_g;
 
@@ -125,18 +126,16 @@ void kgo_ready(struct kgo_g *g);
 
 /**
  * struct kgo_waitgroup - wait for a set of goroutines (Go's sync.WaitGroup)
- * @lock: protects the fields below
+ * @lock: protects the fields below; irq-safe
  * @count: outstanding kgo_wg_done()s
- * @waiters: goroutines in kgo_wg_wait()
- * @wq: threads that are not goroutines in kgo_wg_wait()
+ * @waiters: goroutines and threads in kgo_wg_wait()
  *
  * Initialise with kgo_wg_init(). Fields are private.
  */
 struct kgo_waitgroup {
-	spinlock_t lock;	/* irq-safe: kgo_wg_add() from hardirq */
+	spinlock_t lock;
 	long count;
 	struct list_head waiters;
-	wait_queue_head_t wq;
 };
 
 void kgo_wg_init(struct kgo_waitgroup *wg);
@@ -163,13 +162,92 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
 }
 
 /**
- * kgo_wg_wait() - wait until the count is zero
+ * kgo_wg_wait_timeout() - wait until the count is zero
  * @wg: the wait group
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
  *
  * Context: a goroutine, which parks (its kthread runs other goroutines),
  * or process context, which sleeps uninterruptibly.
+ * Return: 0, or -ETIMEDOUT (-EAGAIN for KGO_NOWAIT) if it is not zero yet.
  */
-void kgo_wg_wait(struct kgo_waitgroup *wg);
+int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns);
+
+static inline void kgo_wg_wait(struct kgo_waitgroup *wg)
+{
+	kgo_wg_wait_timeout(wg, U64_MAX);
+}
+
+/**
+ * struct kgo_mutex - a goroutine-aware mutex
+ * @lock: protects the fields below
+ * @locked: held
+ * @waiters: goroutines and threads waiting, FIFO
+ *
+ * A contended kgo_mutex_lock() parks the goroutine, not its kthread, and
+ * a kgo_mutex may be held across switches (unlike a struct mutex, whose
+ * owner is a task). kgo_mutex_unlock() hands the mutex straight to the
+ * first waiter. Fields are private; DEFINE_KGO_MUTEX or kgo_mutex_init().
+ */
+struct kgo_mutex {
+	spinlock_t lock;
+	bool locked;
+	struct list_head waiters;
+};
+
+#define KGO_MUTEX_INIT(name) {						\
+	.lock = __SPIN_LOCK_UNLOCKED(name.lock),			\
+	.waiters = LIST_HEAD_INIT(name.waiters),			\
+}
+#define DEFINE_KGO_MUTEX(name)	struct kgo_mutex name = KGO_MUTEX_INIT(name)
+
+void kgo_mutex_init(struct kgo_mutex *m);
+
+/**
+ * kgo_mutex_lock_timeout() - take the mutex
+ * @m: the mutex
+ * @timeout_ns: KGO_NOWAIT (a trylock: any context), ns, or KGO_FOREVER
+ *	       (a goroutine or process context)
+ *
+ * Return: 0, or -EAGAIN / -ETIMEDOUT without the mutex.
+ */
+int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns);
+
+static inline void kgo_mutex_lock(struct kgo_mutex *m)
+{
+	kgo_mutex_lock_timeout(m, U64_MAX);
+}
+
+static inline bool kgo_mutex_trylock(struct kgo_mutex *m)
+{
+	return !kgo_mutex_lock_timeout(m, 0);
+}
+
+/* Context: any; the holder need not be the goroutine that locked it. */
+void kgo_mutex_unlock(struct kgo_mutex *m);
+
+/**
+ * struct kgo_once - run something exactly once (Go's sync.Once)
+ * @done: set once @fn has returned
+ * @m: serialises the first callers
+ */
+struct kgo_once {
+	atomic_t done;
+	struct kgo_mutex m;
+};
+
+#define DEFINE_KGO_ONCE(name)						\
+	struct kgo_once name = { .m = KGO_MUTEX_INIT(name.m) }
+
+/**
+ * kgo_once_do() - call @fn(@arg) if no kgo_once_do() on @o called it yet
+ * @o: the once
+ * @fn: the function
+ * @arg: its argument
+ *
+ * Every caller returns after the one call of @fn has returned.
+ * Context: a goroutine or process context.
+ */
+void kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg);
 
 /* Timeouts, in ns: KGO_NOWAIT never blocks, KGO_FOREVER never gives up. */
 #define KGO_NOWAIT	0ULL

@@ -30,7 +30,7 @@
 #include "waiter.h"
 
 struct kgo_chan {
-	spinlock_t lock;
+	spinlock_t lock;		/* irq-safe; the L below */
 	u32 elemsize;			/* I */
 	u32 cap;			/* I */
 	u32 count;			/* L: elements buffered */

@@ -74,6 +74,21 @@ int kgo_task_validate(const struct kgo_task *t)
 			return -E2BIG;
 		used = 2;
 		break;
+	case KGO_TASK_SLEEP:
+		if (t->args[0] > KGO_SLEEP_MAX_NS)
+			return -EINVAL;
+		used = 1;
+		break;
+	case KGO_TASK_PINGPONG:
+		if (t->args[0] > KGO_PINGPONG_MAX)
+			return -EINVAL;
+		used = 1;
+		break;
+	case KGO_TASK_SELECT:
+		if (t->args[0] > KGO_SELECT_TASK_MAX || t->args[1] > KGO_SELECT_GAP_MAX_NS)
+			return -EINVAL;
+		used = 2;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -140,6 +155,104 @@ static void kgo_spawn_run(struct kgo_job *job, u64 depth)
 	kgo_wg_wait(&f.wg);
 }
 
+/* PINGPONG and SELECT: the second goroutine and its channels. */
+struct kgo_task_pair {
+	struct kgo_chan *a, *b;
+	u64 n, gap_ns;
+	int err;
+	struct kgo_waitgroup wg;
+};
+
+static void kgo_pong(void *arg)
+{
+	struct kgo_task_pair *pp = arg;
+	u64 i, v;
+
+	for (i = 0; i < pp->n && !pp->err; i++) {
+		if (kgo_chan_recv(pp->a, &v, NULL, KGO_FOREVER) ||
+		    kgo_chan_send(pp->b, &v, KGO_FOREVER))
+			pp->err = -EPIPE;
+	}
+	kgo_wg_done(&pp->wg);
+}
+
+static void kgo_producer(void *arg)
+{
+	struct kgo_task_pair *pp = arg;
+	u64 i;
+
+	for (i = 0; i < pp->n; i++) {
+		kgo_sleep(pp->gap_ns);
+		if (kgo_chan_send(pp->a, &i, KGO_FOREVER))
+			break;
+	}
+	kgo_wg_done(&pp->wg);
+}
+
+/* Runs @consumer against a second goroutine @partner over two channels. */
+static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
+			     int (*consumer)(struct kgo_task_pair *pp))
+{
+	struct kgo_task_pair pp = { .n = job->desc.args[0], .gap_ns = job->desc.args[1] };
+	int ret;
+
+	pp.a = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+	pp.b = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+	ret = -ENOMEM;
+	if (IS_ERR(pp.a) || IS_ERR(pp.b))
+		goto out;
+	kgo_wg_init(&pp.wg);
+	kgo_wg_add(&pp.wg, 1);
+	if (kgo_go(partner, &pp, GFP_KERNEL) < 0)
+		goto out;
+	ret = consumer(&pp);
+	if (ret) {		/* unblock the partner */
+		kgo_chan_close(pp.a);
+		kgo_chan_close(pp.b);
+	}
+	kgo_wg_wait(&pp.wg);
+	ret = ret ?: pp.err;
+out:
+	kgo_chan_destroy(pp.a);
+	kgo_chan_destroy(pp.b);
+	return ret;
+}
+
+static int kgo_ping(struct kgo_task_pair *pp)
+{
+	u64 i, v;
+
+	for (i = 0; i < pp->n; i++) {
+		if (kgo_chan_send(pp->a, &i, KGO_FOREVER) ||
+		    kgo_chan_recv(pp->b, &v, NULL, KGO_FOREVER) || v != i)
+			return -EPIPE;
+	}
+	return 0;
+}
+
+static int kgo_select_consumer(struct kgo_task_pair *pp)
+{
+	struct kgo_select_case cs[2];
+	u64 got = 0, v;
+	int r;
+
+	while (got < pp->n) {
+		cs[0] = (struct kgo_select_case){
+			.chan = pp->a, .dir = KGO_SELECT_RECV, .elem = &v,
+		};
+		cs[1] = (struct kgo_select_case){ .chan = pp->b, .dir = KGO_SELECT_RECV };
+		r = kgo_select(cs, 2, pp->gap_ns / 2 + 1);
+		if (r == 0) {
+			if (v != got)
+				return -EPIPE;
+			got++;
+		} else if (r != -ETIMEDOUT) {
+			return r < 0 ? r : -EPIPE;
+		}
+	}
+	return 0;
+}
+
 /* Runs @job's kind in the calling goroutine; fills job->c.result. */
 void kgo_job_run(struct kgo_job *job)
 {
@@ -166,6 +279,21 @@ void kgo_job_run(struct kgo_job *job)
 		break;
 	case KGO_TASK_CHECKSUM:
 		job->c.result = kgo_task_checksum(job->buf, job->len);
+		break;
+	case KGO_TASK_SLEEP: {
+		u64 t0 = ktime_get_ns();
+
+		kgo_sleep(t->args[0]);
+		job->c.result = ktime_get_ns() - t0;
+		break;
+	}
+	case KGO_TASK_PINGPONG:
+		job->err = kgo_task_pair_run(job, kgo_pong, kgo_ping);
+		job->c.result = t->args[0];
+		break;
+	case KGO_TASK_SELECT:
+		job->err = kgo_task_pair_run(job, kgo_producer, kgo_select_consumer);
+		job->c.result = t->args[0];
 		break;
 	default:
 		job->err = -EINVAL;	/* kgo_task_validate() let it through */

@@ -131,6 +131,7 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
 	for (;;) {
 		set_current_state(TASK_UNINTERRUPTIBLE);
+		/* Acquire: pairs with the release in kgo_waiter_wake(). */
 		if (smp_load_acquire(&w->woken))
 			break;
 		schedule();

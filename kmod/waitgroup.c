@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kgo_waitgroup: Go's sync.WaitGroup for goroutines and for plain
- * kernel threads alike. Goroutines wait on a list of waiters that live
- * on their own (parked) stacks; other threads wait on a wait queue.
+ * kgo_waitgroup: Go's sync.WaitGroup, for goroutines and threads alike.
+ * A waiter is a struct kgo_waiter on the waiting stack (waiter.c), so a
+ * goroutine parks and a thread sleeps, and either may give up after a
+ * timeout.
  *
- * wg->lock is taken with interrupts off, so that kgo_wg_add() works
- * from hardirq. A goroutine parks holding it, and its M releases it in
- * kgo_wg_unlock() once the goroutine is off its stack (kgo_park()).
+ * wg->lock is taken with interrupts off: kgo_wg_add() works from hardirq.
  */
 
 #include <linux/export.h>
 #include <linux/list.h>
-#include <linux/sched.h>
 #include <linux/spinlock.h>
-#include <linux/wait.h>
 
 #include <kgo.h>
+#include "waiter.h"
 
-/* On the stack of a goroutine in kgo_wg_wait(). */
-struct kgo_wg_waiter {
+struct kgo_wg_node {
 	struct list_head node;	/* wg->lock */
-	struct kgo_g *g;
+	struct kgo_waiter *w;
 };
 
 void kgo_wg_init(struct kgo_waitgroup *wg)
@@ -28,72 +25,67 @@ void kgo_wg_init(struct kgo_waitgroup *wg)
 	spin_lock_init(&wg->lock);
 	wg->count = 0;
 	INIT_LIST_HEAD(&wg->waiters);
-	init_waitqueue_head(&wg->wq);
 }
 EXPORT_SYMBOL_GPL(kgo_wg_init);
 
 void kgo_wg_add(struct kgo_waitgroup *wg, long delta)
 {
-	struct kgo_wg_waiter *w, *tmp;
+	struct kgo_wg_node *n;
 	unsigned long flags;
 	LIST_HEAD(wake);
-	bool zero;
 
 	spin_lock_irqsave(&wg->lock, flags);
 	wg->count += delta;
 	if (WARN_ONCE(wg->count < 0, "kgo: negative WaitGroup count\n"))
 		wg->count = 0;
-	zero = wg->count == 0;
-	if (zero)
-		list_splice_init(&wg->waiters, &wake);
+	if (!wg->count) {
+		while ((n = list_first_entry_or_null(&wg->waiters, struct kgo_wg_node, node))) {
+			list_del_init(&n->node);
+			if (kgo_waiter_claim(n->w, 1))
+				list_add_tail(&n->node, &wake);
+		}
+	}
 	spin_unlock_irqrestore(&wg->lock, flags);
-	if (!zero)
-		return;
 
-	/*
-	 * A waiter is on its goroutine's stack: read what we need before
-	 * kgo_ready(), after which the goroutine may run and return.
-	 */
-	list_for_each_entry_safe(w, tmp, &wake, node)
-		kgo_ready(w->g);
-	wake_up_all(&wg->wq);
+	/* Unlink before waking: the node is on the woken one's stack. */
+	while ((n = list_first_entry_or_null(&wake, struct kgo_wg_node, node))) {
+		list_del_init(&n->node);
+		kgo_waiter_wake(n->w);
+	}
 }
 EXPORT_SYMBOL_GPL(kgo_wg_add);
 
-static bool kgo_wg_unlock(struct kgo_g *g, void *arg)
+static void kgo_wg_unlock(void *arg)
 {
 	struct kgo_waitgroup *wg = arg;
 
-	spin_unlock_irq(&wg->lock);
-	return true;
+	spin_unlock(&wg->lock);
 }
 
-static bool kgo_wg_zero(struct kgo_waitgroup *wg)
+int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 {
-	unsigned long flags;
-	bool zero;
+	struct kgo_waiter w;
+	struct kgo_wg_node n = { .w = &w };
+	int why;
 
-	spin_lock_irqsave(&wg->lock, flags);
-	zero = wg->count == 0;
-	spin_unlock_irqrestore(&wg->lock, flags);
-	return zero;
-}
-
-void kgo_wg_wait(struct kgo_waitgroup *wg)
-{
-	struct kgo_wg_waiter w = { .g = kgo_self() };
-
-	if (!w.g) {
-		might_sleep();
-		wait_event(wg->wq, kgo_wg_zero(wg));
-		return;
-	}
 	spin_lock_irq(&wg->lock);
-	if (wg->count == 0) {
+	if (!wg->count) {
 		spin_unlock_irq(&wg->lock);
-		return;
+		return 0;
 	}
-	list_add_tail(&w.node, &wg->waiters);
-	kgo_park(kgo_wg_unlock, wg);
+	if (timeout_ns == KGO_NOWAIT) {
+		spin_unlock_irq(&wg->lock);
+		return -EAGAIN;
+	}
+	kgo_waiter_init(&w, timeout_ns);
+	list_add_tail(&n.node, &wg->waiters);
+	why = kgo_waiter_block(&w, kgo_wg_unlock, wg);
+	if (why == KGO_WAIT_TIMEOUT) {
+		spin_lock_irq(&wg->lock);
+		list_del_init(&n.node);
+		spin_unlock_irq(&wg->lock);
+	}
+	kgo_waiter_destroy(&w);
+	return why == KGO_WAIT_TIMEOUT ? -ETIMEDOUT : 0;
 }
-EXPORT_SYMBOL_GPL(kgo_wg_wait);
+EXPORT_SYMBOL_GPL(kgo_wg_wait_timeout);

@@ -5,16 +5,18 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "tests/run_g.h"
 
 #define LONG_MS		60000
-#define MS		(u64)NSEC_PER_MSEC
+#define MS		((u64)NSEC_PER_MSEC)
 
 static struct kgo_chan *mkchan(struct kunit *test, size_t size, unsigned int cap)
 {
@@ -199,6 +201,86 @@ static void kgo_chan_close_wakes_test(struct kunit *test)
 	kgo_chan_destroy(x->c);
 }
 
+/* Blocked senders, then blocked receivers, are served in arrival order. */
+struct fifo_ctx {
+	struct kgo_chan *c;
+	struct kgo_g *g[3];
+	int got[3];
+	struct kgo_waitgroup wg;
+};
+
+struct fifo_arg {
+	struct fifo_ctx *x;
+	int i;
+};
+
+static void fifo_sender(void *arg)
+{
+	struct fifo_arg *a = arg;
+
+	WRITE_ONCE(a->x->g[a->i], kgo_self());
+	kgo_chan_send(a->x->c, &a->i, KGO_FOREVER);
+	kgo_wg_done(&a->x->wg);
+}
+
+static void fifo_receiver(void *arg)
+{
+	struct fifo_arg *a = arg;
+
+	WRITE_ONCE(a->x->g[a->i], kgo_self());
+	kgo_chan_recv(a->x->c, &a->x->got[a->i], NULL, KGO_FOREVER);
+	kgo_wg_done(&a->x->wg);
+}
+
+/* Starts three goroutines, each only once the one before is parked. */
+static void fifo_start(struct kunit *test, struct fifo_ctx *x, struct fifo_arg *a,
+		       kgo_func_t fn)
+{
+	int i, tries;
+
+	memset(x->g, 0, sizeof(x->g));
+	kgo_wg_add(&x->wg, 3);
+	for (i = 0; i < 3; i++) {
+		a[i] = (struct fifo_arg){ .x = x, .i = i };
+		KUNIT_ASSERT_GT(test, kgo_go(fn, &a[i], GFP_KERNEL), 0LL);
+		for (tries = 0; tries < 10000; tries++) {
+			struct kgo_g *g = READ_ONCE(x->g[i]);
+
+			/* Parked in the channel: it is on the channel's queue. */
+			if (g && kgo_g_status(g) == KGO_G_WAITING)
+				break;
+			usleep_range(100, 200);
+		}
+		KUNIT_ASSERT_LT(test, tries, 10000);
+	}
+}
+
+static void kgo_chan_fifo_test(struct kunit *test)
+{
+	struct fifo_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct fifo_arg a[3];
+	int i, v;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->c = mkchan(test, sizeof(int), 0);
+	kgo_wg_init(&x->wg);
+	fifo_start(test, x, a, fifo_sender);
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->c, &v, NULL, KGO_FOREVER), 0);
+		KUNIT_EXPECT_EQ(test, v, i);
+	}
+	kgo_wg_wait(&x->wg);
+	fifo_start(test, x, a, fifo_receiver);
+	for (i = 0; i < 3; i++) {
+		v = 100 + i;
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(x->c, &v, KGO_FOREVER), 0);
+	}
+	kgo_wg_wait(&x->wg);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, x->got[i], 100 + i);
+	kgo_chan_destroy(x->c);
+}
+
 /* With two cases always ready, each is chosen half of the time. */
 static void kgo_chan_select_uniform_test(struct kunit *test)
 {
@@ -371,8 +453,8 @@ static void kgo_time_sleep_test(struct kunit *test)
 /* Sends from hardirq (KGO_NOWAIT) reach a goroutine blocked in recv. */
 struct irq_chan_ctx {
 	struct hrtimer timer;
-	struct kgo_chan *c;
-	int sent, got, err;
+	struct kgo_chan *c, *probe;
+	int sent, got, err, irq_recvs;
 };
 
 static enum hrtimer_restart irq_chan_fn(struct hrtimer *h)
@@ -382,6 +464,9 @@ static enum hrtimer_restart irq_chan_fn(struct hrtimer *h)
 
 	if (!kgo_chan_send(x->c, &v, KGO_NOWAIT))
 		x->sent++;
+	/* A receive in hardirq too: the probe channel holds one element. */
+	if (!kgo_chan_recv(x->probe, &v, NULL, KGO_NOWAIT) && v == 5)
+		x->irq_recvs++;
 	if (x->sent < 10) {
 		hrtimer_forward_now(h, ns_to_ktime(MS));
 		return HRTIMER_RESTART;
@@ -405,9 +490,13 @@ static void irq_chan_recv(void *arg)
 static void kgo_time_hardirq_send_test(struct kunit *test)
 {
 	struct irq_chan_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	x->c = mkchan(test, sizeof(int), 16);
+	x->probe = mkchan(test, sizeof(int), 1);
+	i = 5;
+	KUNIT_ASSERT_EQ(test, kgo_chan_send(x->probe, &i, KGO_NOWAIT), 0);
 	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	x->timer.function = irq_chan_fn;
 	hrtimer_start(&x->timer, ns_to_ktime(MS), HRTIMER_MODE_REL_HARD);
@@ -415,7 +504,9 @@ static void kgo_time_hardirq_send_test(struct kunit *test)
 	hrtimer_cancel(&x->timer);
 	KUNIT_EXPECT_EQ(test, x->got, 10);
 	KUNIT_EXPECT_EQ(test, x->err, 0);
+	KUNIT_EXPECT_EQ(test, x->irq_recvs, 1);
 	kgo_chan_destroy(x->c);
+	kgo_chan_destroy(x->probe);
 }
 
 static struct kunit_case kgo_chan_cases[] = {
@@ -424,6 +515,7 @@ static struct kunit_case kgo_chan_cases[] = {
 	KUNIT_CASE(kgo_chan_thread_test),
 	KUNIT_CASE(kgo_chan_close_test),
 	KUNIT_CASE(kgo_chan_close_wakes_test),
+	KUNIT_CASE(kgo_chan_fifo_test),
 	KUNIT_CASE(kgo_chan_select_uniform_test),
 	KUNIT_CASE(kgo_chan_select_block_test),
 	{}

@@ -43,6 +43,13 @@ static const struct validate_case validate_cases[] = {
 	{ "checksum max", T(KGO_TASK_CHECKSUM, 0x1000, KGO_CHECKSUM_MAX_LEN, 0), 0 },
 	{ "checksum over max", T(KGO_TASK_CHECKSUM, 0x1000, KGO_CHECKSUM_MAX_LEN + 1, 0), -E2BIG },
 	{ "checksum unused arg", T(KGO_TASK_CHECKSUM, 0x1000, 1, 1), -EINVAL },
+	{ "sleep max", T(KGO_TASK_SLEEP, KGO_SLEEP_MAX_NS, 0, 0), 0 },
+	{ "sleep over max", T(KGO_TASK_SLEEP, KGO_SLEEP_MAX_NS + 1, 0, 0), -EINVAL },
+	{ "pingpong max", T(KGO_TASK_PINGPONG, KGO_PINGPONG_MAX, 0, 0), 0 },
+	{ "pingpong over max", T(KGO_TASK_PINGPONG, KGO_PINGPONG_MAX + 1, 0, 0), -EINVAL },
+	{ "select", T(KGO_TASK_SELECT, 10, KGO_SELECT_GAP_MAX_NS, 0), 0 },
+	{ "select gap over max", T(KGO_TASK_SELECT, 10, KGO_SELECT_GAP_MAX_NS + 1, 0), -EINVAL },
+	{ "select unused arg", T(KGO_TASK_SELECT, 10, 1, 1), -EINVAL },
 };
 
 static void validate_desc(const struct validate_case *c, char *desc)

@@ -44,6 +44,9 @@ static const struct kind {
 	{ "yield",	KGO_TASK_YIELD,		1 },
 	{ "spawn",	KGO_TASK_SPAWN,		2 },
 	{ "checksum",	KGO_TASK_CHECKSUM,	0 },
+	{ "sleep",	KGO_TASK_SLEEP,		1 },
+	{ "pingpong",	KGO_TASK_PINGPONG,	1 },
+	{ "select",	KGO_TASK_SELECT,	2 },
 };
 
 #define RUN_MAX_COUNT	0xffffffffULL
@@ -115,6 +118,16 @@ static void parse_kind_args(struct run_opts *o, char **args)
 		if (!o->nodes)
 			usage_die(u, "spawn %llu %llu: the tree has more than %llu nodes",
 				  o->args[0], o->args[1], KGO_SPAWN_MAX_NODES);
+		break;
+	case KGO_TASK_SLEEP:
+		o->args[0] = arg_u64(u, "sleep NS", args[0], 0, KGO_SLEEP_MAX_NS);
+		break;
+	case KGO_TASK_PINGPONG:
+		o->args[0] = arg_u64(u, "pingpong N", args[0], 0, KGO_PINGPONG_MAX);
+		break;
+	case KGO_TASK_SELECT:
+		o->args[0] = arg_u64(u, "select N", args[0], 0, KGO_SELECT_TASK_MAX);
+		o->args[1] = arg_u64(u, "select GAP_NS", args[1], 0, KGO_SELECT_GAP_MAX_NS);
 		break;
 	}
 	if (o->size_given && o->kind->kind != KGO_TASK_CHECKSUM)
@@ -295,6 +308,11 @@ static bool check_result(struct run *r, const struct kgo_completion *c)
 			return true;
 		fail(r, c->tag, "spun %llu ns, asked for at least %llu", c->result, a[0]);
 		return false;
+	case KGO_TASK_SLEEP:
+		if (c->result >= a[0])
+			return true;
+		fail(r, c->tag, "slept %llu ns, asked for at least %llu", c->result, a[0]);
+		return false;
 	case KGO_TASK_CHECKSUM:
 		want = r->crcs[c->tag % NR_CSUM_BUFS];
 		if (c->result == want)
@@ -302,6 +320,8 @@ static bool check_result(struct run *r, const struct kgo_completion *c)
 		fail(r, c->tag, "CRC32C 0x%08llx, expected 0x%08llx", c->result, want);
 		return false;
 	case KGO_TASK_YIELD:
+	case KGO_TASK_PINGPONG:
+	case KGO_TASK_SELECT:
 		want = a[0];
 		break;
 	case KGO_TASK_SPAWN:

@@ -11,7 +11,7 @@
 # Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
 # ("passed failed skipped"). Exits 0 only if the run passed.
 #
-# Environment: KGO_VM_TIMEOUT (seconds; default 900 debug, 600 stock),
+# Environment: KGO_VM_TIMEOUT (seconds; default 1800 debug, 600 stock),
 # KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
@@ -41,7 +41,7 @@ stock)
 debug)
 	image=$("$KGO_TOP/tools/vm/debug-kernel.sh")/arch/x86/boot/bzImage
 	mem=${KGO_VM_MEM:-2G}
-	timeout=${KGO_VM_TIMEOUT:-900}
+	timeout=${KGO_VM_TIMEOUT:-1800}
 	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
 	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
 	;;

@@ -92,6 +92,18 @@ struct kgo_info {
  *                     address args[0], copied in at submit; at most
  *                     KGO_CHECKSUM_MAX_LEN bytes (-E2BIG).
  *                                                     result: the CRC
+ *  KGO_TASK_SLEEP     a timer sleep of args[0] ns, at most
+ *                     KGO_SLEEP_MAX_NS; the goroutine parks.
+ *                                                     result: ns slept
+ *  KGO_TASK_PINGPONG  two goroutines exchange args[0] round trips, at
+ *                     most KGO_PINGPONG_MAX, over unbuffered channels.
+ *                                                     result: args[0]
+ *  KGO_TASK_SELECT    a producer goroutine sends args[0] values (at most
+ *                     KGO_SELECT_TASK_MAX), one every args[1] ns (at
+ *                     most KGO_SELECT_GAP_MAX_NS); the task receives
+ *                     them in a select with a never-ready case and a
+ *                     timeout of half the gap, which fires in between.
+ *                                                     result: args[0]
  *
  * Unused args must be 0.
  */
@@ -101,6 +113,9 @@ enum kgo_task_kind {
 	KGO_TASK_YIELD		= 3,
 	KGO_TASK_SPAWN		= 4,
 	KGO_TASK_CHECKSUM	= 5,
+	KGO_TASK_SLEEP		= 6,
+	KGO_TASK_PINGPONG	= 7,
+	KGO_TASK_SELECT		= 8,
 };
 
 #define KGO_SPIN_MAX_NS		1000000000ULL	/* 1 s */
@@ -108,6 +123,10 @@ enum kgo_task_kind {
 #define KGO_SPAWN_MAX_FANOUT	64
 #define KGO_SPAWN_MAX_NODES	(1ULL << 17)
 #define KGO_CHECKSUM_MAX_LEN	(1ULL << 20)	/* 1 MiB */
+#define KGO_SLEEP_MAX_NS	10000000000ULL	/* 10 s */
+#define KGO_PINGPONG_MAX	10000000ULL
+#define KGO_SELECT_TASK_MAX	1000000ULL
+#define KGO_SELECT_GAP_MAX_NS	10000000ULL	/* 10 ms */
 
 /**
  * struct kgo_task - one task descriptor of KGO_IOC_SUBMIT

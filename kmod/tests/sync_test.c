@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_sync: kgo_mutex, kgo_once and the WaitGroup's timeout.
+ * kgo_time_fairness: Go's TestTimerFairness.
+ */
+
+#include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+
+#include <kgo.h>
+#include "tests/run_g.h"
+
+#define MS	((u64)NSEC_PER_MSEC)
+
+struct mutex_ctx {
+	struct kgo_mutex m;
+	long counter;
+	int holders, max_holders;
+	struct kgo_waitgroup wg;
+};
+
+/* Holds the mutex across yields: others must park, not spin or barge. */
+static void mutex_worker(void *arg)
+{
+	struct mutex_ctx *x = arg;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		kgo_mutex_lock(&x->m);
+		x->holders++;
+		x->max_holders = max(x->max_holders, x->holders);
+		kgo_yield();
+		x->counter++;
+		x->holders--;
+		kgo_mutex_unlock(&x->m);
+	}
+	kgo_wg_done(&x->wg);
+}
+
+static void kgo_sync_mutex_test(struct kunit *test)
+{
+	struct mutex_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_mutex_init(&x->m);
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 16);
+	for (i = 0; i < 16; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(mutex_worker, x, GFP_KERNEL), 0LL);
+	/* This thread takes it too, among the goroutines. */
+	for (i = 0; i < 50; i++) {
+		kgo_mutex_lock(&x->m);
+		x->counter++;
+		kgo_mutex_unlock(&x->m);
+	}
+	kgo_wg_wait(&x->wg);
+	KUNIT_EXPECT_EQ(test, x->counter, 16L * 100 + 50);
+	KUNIT_EXPECT_EQ(test, x->max_holders, 1);
+	KUNIT_EXPECT_TRUE(test, kgo_mutex_trylock(&x->m));
+	kgo_mutex_unlock(&x->m);
+}
+
+static void mutex_try_timeout(void *arg)
+{
+	struct mutex_ctx *x = arg;
+	u64 t0 = local_clock();
+
+	x->holders = kgo_mutex_lock_timeout(&x->m, 20 * MS);
+	x->counter = local_clock() - t0;
+}
+
+static void kgo_sync_mutex_timeout_test(struct kunit *test)
+{
+	struct mutex_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_mutex_init(&x->m);
+	kgo_mutex_lock(&x->m);
+	KUNIT_EXPECT_FALSE(test, kgo_mutex_trylock(&x->m));
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(mutex_try_timeout, x, 60000));
+	KUNIT_EXPECT_EQ(test, x->holders, -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, x->counter, (long)(20 * MS));
+	kgo_mutex_unlock(&x->m);
+	/* The timed-out waiter left no trace: the mutex is free. */
+	KUNIT_EXPECT_TRUE(test, kgo_mutex_trylock(&x->m));
+	kgo_mutex_unlock(&x->m);
+}
+
+static atomic_t once_calls;
+
+static void once_fn(void *arg)
+{
+	atomic_inc(&once_calls);
+	kgo_sleep(5 * MS);	/* others arrive while it runs */
+}
+
+struct once_ctx {
+	struct kgo_once once;
+	atomic_t saw_done;
+	struct kgo_waitgroup wg;
+};
+
+static void once_worker(void *arg)
+{
+	struct once_ctx *o = arg;
+
+	kgo_once_do(&o->once, once_fn, NULL);
+	if (atomic_read(&once_calls) == 1)
+		atomic_inc(&o->saw_done);
+	kgo_wg_done(&o->wg);
+}
+
+static void kgo_sync_once_test(struct kunit *test)
+{
+	struct once_ctx *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	kgo_mutex_init(&o->once.m);
+	atomic_set(&once_calls, 0);
+	kgo_wg_init(&o->wg);
+	kgo_wg_add(&o->wg, 32);
+	for (i = 0; i < 32; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(once_worker, o, GFP_KERNEL), 0LL);
+	kgo_wg_wait(&o->wg);
+	KUNIT_EXPECT_EQ(test, atomic_read(&once_calls), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&o->saw_done), 32);
+}
+
+struct wgt_ctx {
+	struct kgo_waitgroup wg;
+	int first, second;
+};
+
+static void wgt_waiter(void *arg)
+{
+	struct wgt_ctx *x = arg;
+
+	x->first = kgo_wg_wait_timeout(&x->wg, 10 * MS);
+	x->second = kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT);
+}
+
+static void kgo_sync_wg_timeout_test(struct kunit *test)
+{
+	struct wgt_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 1);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(wgt_waiter, x, 60000));
+	KUNIT_EXPECT_EQ(test, x->first, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, x->second, -EAGAIN);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, 5 * MS), -ETIMEDOUT);
+	kgo_wg_done(&x->wg);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT), 0);
+}
+
+/*
+ * Go's TestTimerFairness: goroutines keep a channel always ready, yet a
+ * 20 ms timer (an hrtimer that sends on a channel, time.After style)
+ * still gets chosen by the select that also watches that channel.
+ */
+struct fair_ctx {
+	struct hrtimer timer;
+	struct kgo_chan *c, *tick, *done;
+	struct kgo_waitgroup wg;
+	long rounds;
+	int ret;
+};
+
+static enum hrtimer_restart fair_timer_fn(struct hrtimer *t)
+{
+	struct fair_ctx *f = container_of(t, struct fair_ctx, timer);
+	int v = 1;
+
+	kgo_chan_send(f->tick, &v, KGO_NOWAIT);
+	return HRTIMER_NORESTART;
+}
+
+static void fair_hammer(void *arg)
+{
+	struct fair_ctx *f = arg;
+	int v = 1;
+	struct kgo_select_case cs[2] = {
+		{ .chan = f->c, .dir = KGO_SELECT_SEND, .elem = &v },
+		{ .chan = f->done, .dir = KGO_SELECT_RECV, .elem = &v },
+	};
+
+	while (kgo_select(cs, 2, KGO_FOREVER) == 0)
+		;
+	kgo_wg_done(&f->wg);
+}
+
+static void fair_main(void *arg)
+{
+	struct fair_ctx *f = arg;
+	int v;
+	struct kgo_select_case cs[2] = {
+		{ .chan = f->c, .dir = KGO_SELECT_RECV, .elem = &v },
+		{ .chan = f->tick, .dir = KGO_SELECT_RECV, .elem = &v },
+	};
+
+	hrtimer_start(&f->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
+	for (;;) {
+		f->ret = kgo_select(cs, 2, 30ULL * NSEC_PER_SEC);
+		if (f->ret != 0)
+			break;
+		f->rounds++;
+	}
+	kgo_chan_close(f->done);
+}
+
+static void kgo_time_fairness_test(struct kunit *test)
+{
+	struct fair_ctx *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->c = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	f->tick = kgo_chan_create(sizeof(int), 1, GFP_KERNEL);
+	f->done = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f->c) || IS_ERR(f->tick) || IS_ERR(f->done));
+	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	f->timer.function = fair_timer_fn;
+	kgo_wg_init(&f->wg);
+	kgo_wg_add(&f->wg, 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(fair_hammer, f, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(fair_main, f, 60000));
+	kgo_wg_wait(&f->wg);
+	hrtimer_cancel(&f->timer);
+	kunit_info(test, "%ld receives before the timer won\n", f->rounds);
+	KUNIT_EXPECT_EQ(test, f->ret, 1);	/* the tick, not the 30 s timeout */
+	KUNIT_EXPECT_GT(test, f->rounds, 0L);
+	kgo_chan_destroy(f->c);
+	kgo_chan_destroy(f->tick);
+	kgo_chan_destroy(f->done);
+}
+
+static struct kunit_case kgo_sync_cases[] = {
+	KUNIT_CASE(kgo_sync_mutex_test),
+	KUNIT_CASE(kgo_sync_mutex_timeout_test),
+	KUNIT_CASE(kgo_sync_once_test),
+	KUNIT_CASE(kgo_sync_wg_timeout_test),
+	KUNIT_CASE(kgo_time_fairness_test),
+	{}
+};
+
+static struct kunit_suite kgo_sync_suite = {
+	.name = "kgo_sync",
+	.test_cases = kgo_sync_cases,
+};
+
+kunit_test_suite(kgo_sync_suite);
