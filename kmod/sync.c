@@ -16,11 +16,6 @@
 #include <kgo.h>
 #include "waiter.h"
 
-struct kgo_mutex_node {
-	struct list_head node;	/* m->lock */
-	struct kgo_waiter *w;
-};
-
 void kgo_mutex_init(struct kgo_mutex *m)
 {
 	spin_lock_init(&m->lock);
@@ -29,19 +24,9 @@ void kgo_mutex_init(struct kgo_mutex *m)
 }
 EXPORT_SYMBOL_GPL(kgo_mutex_init);
 
-static void kgo_mutex_unlock_spin(void *arg)
-{
-	struct kgo_mutex *m = arg;
-
-	spin_unlock(&m->lock);
-}
-
 int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 {
-	struct kgo_waiter w;
-	struct kgo_mutex_node n = { .w = &w };
 	unsigned long flags;
-	int why;
 
 	spin_lock_irqsave(&m->lock, flags);
 	if (!m->locked) {
@@ -49,11 +34,9 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 		spin_unlock_irqrestore(&m->lock, flags);
 		return 0;
 	}
-	if (timeout_ns == KGO_NOWAIT) {
-		spin_unlock_irqrestore(&m->lock, flags);
-		return -EAGAIN;
-	}
 	spin_unlock_irqrestore(&m->lock, flags);
+	if (timeout_ns == KGO_NOWAIT)
+		return -EAGAIN;
 
 	might_sleep();
 	spin_lock_irq(&m->lock);
@@ -62,38 +45,25 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 		spin_unlock_irq(&m->lock);
 		return 0;
 	}
-	kgo_waiter_init(&w, timeout_ns);
-	list_add_tail(&n.node, &m->waiters);
-	why = kgo_waiter_block(&w, kgo_mutex_unlock_spin, m);
-	if (why == KGO_WAIT_TIMEOUT) {
-		spin_lock_irq(&m->lock);
-		list_del_init(&n.node);
-		spin_unlock_irq(&m->lock);
-	}
-	kgo_waiter_destroy(&w);
 	/* Woken by unlock: the mutex was handed to us, still locked. */
-	return why == KGO_WAIT_TIMEOUT ? -ETIMEDOUT : 0;
+	return kgo_waiter_wait_on(&m->waiters, &m->lock, timeout_ns);
 }
 EXPORT_SYMBOL_GPL(kgo_mutex_lock_timeout);
 
 void kgo_mutex_unlock(struct kgo_mutex *m)
 {
-	struct kgo_mutex_node *n;
+	struct kgo_wait_node *n;
 	unsigned long flags;
 
 	spin_lock_irqsave(&m->lock, flags);
 	WARN_ONCE(!m->locked, "kgo: unlock of an unlocked kgo_mutex\n");
-	while ((n = list_first_entry_or_null(&m->waiters, struct kgo_mutex_node, node))) {
-		list_del_init(&n->node);
-		if (kgo_waiter_claim(n->w, 1)) {
-			/* Handed over: stays locked, owned by the waiter. */
-			spin_unlock_irqrestore(&m->lock, flags);
-			kgo_waiter_wake(n->w);
-			return;
-		}
-	}
-	m->locked = false;
+	n = kgo_waiter_dequeue(&m->waiters);
+	if (!n)
+		m->locked = false;
+	/* else handed over: it stays locked, owned by the waiter. */
 	spin_unlock_irqrestore(&m->lock, flags);
+	if (n)
+		kgo_waiter_wake(n->w);
 }
 EXPORT_SYMBOL_GPL(kgo_mutex_unlock);
 

@@ -140,6 +140,55 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 	return atomic_read(&w->state);
 }
 
+static void kgo_waiter_spin_unlock(void *arg)
+{
+	spin_unlock(arg);
+}
+
+/**
+ * kgo_waiter_wait_on() - wait on a list until kgo_waiter_dequeue() or a timeout
+ * @q: the list
+ * @lock: protects @q; held by the caller with interrupts off, released here
+ * @timeout_ns: ns, or KGO_FOREVER
+ *
+ * Return: 0 once dequeued and woken, -ETIMEDOUT (then off the list).
+ */
+int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns)
+{
+	struct kgo_waiter w;
+	struct kgo_wait_node n = { .w = &w };
+	int why;
+
+	lockdep_assert_held(lock);
+	kgo_waiter_init(&w, timeout_ns);
+	list_add_tail(&n.node, q);
+	why = kgo_waiter_block(&w, kgo_waiter_spin_unlock, lock);
+	if (why == KGO_WAIT_TIMEOUT) {
+		spin_lock_irq(lock);
+		list_del_init(&n.node);
+		spin_unlock_irq(lock);
+	}
+	kgo_waiter_destroy(&w);
+	return why == KGO_WAIT_TIMEOUT ? -ETIMEDOUT : 0;
+}
+
+/*
+ * The first waiter on @q that nobody else claimed (a timeout may have),
+ * claimed and unlinked; the caller wakes it once it dropped the lock.
+ * Context: @q's lock held.
+ */
+struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q)
+{
+	struct kgo_wait_node *n;
+
+	while ((n = list_first_entry_or_null(q, struct kgo_wait_node, node))) {
+		list_del_init(&n->node);
+		if (kgo_waiter_claim(n->w, 1))
+			return n;
+	}
+	return NULL;
+}
+
 void kgo_sleep(u64 ns)
 {
 	struct kgo_waiter w;

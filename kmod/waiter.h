@@ -4,6 +4,8 @@
 
 #include <linux/atomic.h>
 #include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -32,6 +34,19 @@ struct kgo_waiter {
 	u64 timeout_ns;			/* KGO_FOREVER: none */
 	struct hrtimer timer;
 };
+
+/*
+ * The common case: one waiter on one list, under a spinlock taken with
+ * interrupts off (the WaitGroup, the mutex). Channels keep their own
+ * node, which carries the element too.
+ */
+struct kgo_wait_node {
+	struct list_head node;		/* the list's lock */
+	struct kgo_waiter *w;
+};
+
+int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns);
+struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 
 void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns);
 void kgo_waiter_destroy(struct kgo_waiter *w);

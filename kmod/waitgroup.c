@@ -15,11 +15,6 @@
 #include <kgo.h>
 #include "waiter.h"
 
-struct kgo_wg_node {
-	struct list_head node;	/* wg->lock */
-	struct kgo_waiter *w;
-};
-
 void kgo_wg_init(struct kgo_waitgroup *wg)
 {
 	spin_lock_init(&wg->lock);
@@ -30,7 +25,7 @@ EXPORT_SYMBOL_GPL(kgo_wg_init);
 
 void kgo_wg_add(struct kgo_waitgroup *wg, long delta)
 {
-	struct kgo_wg_node *n;
+	struct kgo_wait_node *n;
 	unsigned long flags;
 	LIST_HEAD(wake);
 
@@ -38,36 +33,21 @@ void kgo_wg_add(struct kgo_waitgroup *wg, long delta)
 	wg->count += delta;
 	if (WARN_ONCE(wg->count < 0, "kgo: negative WaitGroup count\n"))
 		wg->count = 0;
-	if (!wg->count) {
-		while ((n = list_first_entry_or_null(&wg->waiters, struct kgo_wg_node, node))) {
-			list_del_init(&n->node);
-			if (kgo_waiter_claim(n->w, 1))
-				list_add_tail(&n->node, &wake);
-		}
-	}
+	if (!wg->count)
+		while ((n = kgo_waiter_dequeue(&wg->waiters)))
+			list_add_tail(&n->node, &wake);
 	spin_unlock_irqrestore(&wg->lock, flags);
 
 	/* Unlink before waking: the node is on the woken one's stack. */
-	while ((n = list_first_entry_or_null(&wake, struct kgo_wg_node, node))) {
+	while ((n = list_first_entry_or_null(&wake, struct kgo_wait_node, node))) {
 		list_del_init(&n->node);
 		kgo_waiter_wake(n->w);
 	}
 }
 EXPORT_SYMBOL_GPL(kgo_wg_add);
 
-static void kgo_wg_unlock(void *arg)
-{
-	struct kgo_waitgroup *wg = arg;
-
-	spin_unlock(&wg->lock);
-}
-
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 {
-	struct kgo_waiter w;
-	struct kgo_wg_node n = { .w = &w };
-	int why;
-
 	spin_lock_irq(&wg->lock);
 	if (!wg->count) {
 		spin_unlock_irq(&wg->lock);
@@ -77,15 +57,6 @@ int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 		spin_unlock_irq(&wg->lock);
 		return -EAGAIN;
 	}
-	kgo_waiter_init(&w, timeout_ns);
-	list_add_tail(&n.node, &wg->waiters);
-	why = kgo_waiter_block(&w, kgo_wg_unlock, wg);
-	if (why == KGO_WAIT_TIMEOUT) {
-		spin_lock_irq(&wg->lock);
-		list_del_init(&n.node);
-		spin_unlock_irq(&wg->lock);
-	}
-	kgo_waiter_destroy(&w);
-	return why == KGO_WAIT_TIMEOUT ? -ETIMEDOUT : 0;
+	return kgo_waiter_wait_on(&wg->waiters, &wg->lock, timeout_ns);
 }
 EXPORT_SYMBOL_GPL(kgo_wg_wait_timeout);
