@@ -191,28 +191,19 @@ long kgo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct kgo_session *s = file ? file->private_data : NULL;
 	void __user *uarg = (void __user *)arg;
 
-	if (cmd == KGO_IOC_GET_INFO)
-		return kgo_ioctl_get_info(uarg);
 	switch (cmd) {
+	case KGO_IOC_GET_INFO:
+		return kgo_ioctl_get_info(uarg);
 	case KGO_IOC_SUBMIT:
+		return s ? kgo_ioctl_submit(s, uarg) : -EBADFD;
 	case KGO_IOC_WAIT:
+		return s ? kgo_ioctl_wait(s, uarg) : -EBADFD;
 	case KGO_IOC_CANCEL:
+		return s ? kgo_ioctl_cancel(s, uarg) : -EBADFD;
 	case KGO_IOC_STATS:
-		if (!s)
-			return -EBADFD;
-		break;
+		return kgo_ioctl_stats(uarg);
 	default:
 		return -ENOTTY;
-	}
-	switch (cmd) {
-	case KGO_IOC_SUBMIT:
-		return kgo_ioctl_submit(s, uarg);
-	case KGO_IOC_WAIT:
-		return kgo_ioctl_wait(s, uarg);
-	case KGO_IOC_CANCEL:
-		return kgo_ioctl_cancel(s, uarg);
-	default:
-		return kgo_ioctl_stats(uarg);
 	}
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_ioctl);

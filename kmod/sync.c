@@ -27,20 +27,19 @@ EXPORT_SYMBOL_GPL(kgo_mutex_init);
 int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 {
 	unsigned long flags;
+	bool got;
 
-	spin_lock_irqsave(&m->lock, flags);
-	if (!m->locked) {
+	if (timeout_ns == KGO_NOWAIT) {	/* trylock: any context */
+		spin_lock_irqsave(&m->lock, flags);
+		got = !m->locked;
 		m->locked = true;
 		spin_unlock_irqrestore(&m->lock, flags);
-		return 0;
+		return got ? 0 : -EAGAIN;
 	}
-	spin_unlock_irqrestore(&m->lock, flags);
-	if (timeout_ns == KGO_NOWAIT)
-		return -EAGAIN;
 
 	might_sleep();
 	spin_lock_irq(&m->lock);
-	if (!m->locked) {	/* released meanwhile */
+	if (!m->locked) {
 		m->locked = true;
 		spin_unlock_irq(&m->lock);
 		return 0;
