@@ -126,7 +126,9 @@ u64 kgo_id(void)
 }
 EXPORT_SYMBOL_GPL(kgo_id);
 
-int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
+/* kgo_park() with a wait reason: the park used inside kgo. */
+int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
+		    u8 reason)
 {
 	struct kgo_m *m = kgo_g_m();
 	struct kgo_g *g;
@@ -139,9 +141,15 @@ int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
 		kgo_switch_check(m, "park");
 	g->unlockf = unlockf;
 	g->unlock_arg = arg;
+	g->waitreason = reason;
 	m->req = KGO_REQ_PARK;
 	kgo_switch_to_m(m, g);
 	return 0;
+}
+
+int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
+{
+	return kgo_park_reason(unlockf, arg, KGO_WAIT_REASON_PARK);
 }
 EXPORT_SYMBOL_GPL(kgo_park);
 
@@ -154,7 +162,7 @@ void kgo_ready(struct kgo_g *g)
 	if (WARN_ONCE(was != KGO_G_WAITING,
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
 		return;
-	g->runnable_since = ktime_get_mono_fast_ns();
+	g->since = ktime_get_mono_fast_ns();
 	if (m) {
 		kgo_pstat_inc(m->p, readies);
 		kgo_runqput(m->p, g, true);

@@ -27,6 +27,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "waiter.h"
 
 struct kgo_chan {
@@ -331,7 +332,9 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	}
 
 	/* Nothing ready: wait on every channel, in case order. */
-	kgo_waiter_init(&w, timeout_ns);
+	kgo_waiter_init(&w, timeout_ns, n > 1 ? KGO_WAIT_REASON_SELECT :
+			cases[0].dir == KGO_SELECT_SEND ? KGO_WAIT_REASON_CHAN_SEND :
+			KGO_WAIT_REASON_CHAN_RECV);
 	for (i = 0; i < n; i++) {
 		struct kgo_select_case *cs = &cases[i];
 		struct kgo_sudog *s = &sel.sg[i];

@@ -18,6 +18,22 @@
 
 static struct kmem_cache *kgo_g_cache;
 
+static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {
+	[KGO_WAIT_REASON_NONE]		= "",
+	[KGO_WAIT_REASON_PARK]		= "park",
+	[KGO_WAIT_REASON_CHAN_SEND]	= "chan send",
+	[KGO_WAIT_REASON_CHAN_RECV]	= "chan receive",
+	[KGO_WAIT_REASON_SELECT]	= "select",
+	[KGO_WAIT_REASON_SLEEP]		= "sleep",
+	[KGO_WAIT_REASON_WAITGROUP]	= "waitgroup",
+	[KGO_WAIT_REASON_MUTEX]		= "mutex",
+};
+
+const char *kgo_waitreason_str(enum kgo_waitreason r)
+{
+	return r < KGO_WAIT_REASON_NR ? kgo_waitreasons[r] : "?";
+}
+
 int kgo_g_init(void)
 {
 	kgo_g_cache = KMEM_CACHE(kgo_g, SLAB_HWCACHE_ALIGN);
@@ -81,10 +97,16 @@ struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
 	}
 	if (g) {
 		WARN_ON_ONCE(kgo_g_status(g) != KGO_G_DEAD || g->stack);
-		memset(g, 0, sizeof(*g));
+		memset(g, 0, KGO_G_CLEAR_SIZE);
 		return g;
 	}
-	return kmem_cache_zalloc(kgo_g_cache, gfp);
+	g = kmem_cache_zalloc(kgo_g_cache, gfp);
+	if (g) {
+		spin_lock_irqsave(&sched->allg_lock, flags);
+		list_add_tail(&g->allg_node, &sched->allg);
+		spin_unlock_irqrestore(&sched->allg_lock, flags);
+	}
+	return g;
 }
 
 /**
@@ -130,8 +152,13 @@ void kgo_g_drain_free(struct kgo_p *p)
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_g *g, **list = p ? &p->gfree : &sched->gfree;
 
+	unsigned long flags;
+
 	while ((g = *list)) {
 		*list = g->schedlink;
+		spin_lock_irqsave(&sched->allg_lock, flags);
+		list_del(&g->allg_node);
+		spin_unlock_irqrestore(&sched->allg_lock, flags);
 		kmem_cache_free(kgo_g_cache, g);
 	}
 	if (p)

@@ -38,6 +38,23 @@ enum kgo_gstatus {
 	KGO_G_DEAD,
 };
 
+/* Why a WAITING G waits (Go's waitReason), for debugfs and tracing. */
+enum kgo_waitreason {
+	KGO_WAIT_REASON_NONE,
+	KGO_WAIT_REASON_PARK,		/* kgo_park() from a user */
+	KGO_WAIT_REASON_CHAN_SEND,
+	KGO_WAIT_REASON_CHAN_RECV,
+	KGO_WAIT_REASON_SELECT,
+	KGO_WAIT_REASON_SLEEP,
+	KGO_WAIT_REASON_WAITGROUP,
+	KGO_WAIT_REASON_MUTEX,
+	KGO_WAIT_REASON_NR,
+};
+
+const char *kgo_waitreason_str(enum kgo_waitreason r);
+int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
+		    u8 reason);
+
 /*
  * A goroutine. Field rules: O = owner per the state rules above;
  * A = atomic; I = set at spawn, read-only while the G lives.
@@ -51,12 +68,23 @@ struct kgo_g {
 	void *arg;			/* I */
 	struct kgo_m *m;		/* O: the M running it, while RUNNING */
 	struct kgo_g *schedlink;	/* O: link in the global queue or a free list */
-	u64 runnable_since;		/* O: when it last became RUNNABLE, in ns */
+	u64 since;			/* O: when it entered its status, in ns */
+	u8 waitreason;			/* O: enum kgo_waitreason, while WAITING */
+	bool preempt;			/* O: ran past its slice, see monitor.c */
 
 	/* Set by the G itself just before it parks; read by its M. */
 	bool (*unlockf)(struct kgo_g *g, void *arg);
 	void *unlock_arg;
+
+	/*
+	 * Not cleared on reuse: every G struct ever allocated stays on
+	 * sched.allg until unload (as Go's allgs), under sched.allg_lock.
+	 */
+	struct list_head allg_node;
 };
+
+/* kgo_g_alloc() clears a reused G up to here. */
+#define KGO_G_CLEAR_SIZE	offsetof(struct kgo_g, allg_node)
 
 /* A singly linked queue of Gs through schedlink (Go's gQueue). */
 struct kgo_gqueue {

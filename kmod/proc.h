@@ -19,6 +19,8 @@ struct kgo_sched;
 enum kgo_pstatus {
 	KGO_P_IDLE,	/* on sched.pidle, no M */
 	KGO_P_RUNNING,	/* held by an M, running or looking for Gs */
+	KGO_P_SYSCALL,	/* held by an M blocked in the kernel: may be retaken */
+	KGO_P_OFFLINE,	/* its CPU is offline, or beyond kgo_gomaxprocs() */
 };
 
 /*

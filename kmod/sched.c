@@ -103,6 +103,8 @@
 struct kgo_sched kgo_sched = {
 	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
 	.allm = LIST_HEAD_INIT(kgo_sched.allm),
+	.allg_lock = __SPIN_LOCK_UNLOCKED(kgo_sched.allg_lock),
+	.allg = LIST_HEAD_INIT(kgo_sched.allg),
 };
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
 
@@ -548,6 +550,7 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;
 	bool parked;
+	u64 now;
 
 	if (!inherit) {
 		p->schedtick++;
@@ -569,7 +572,9 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
 	}
-	kgo_stats_record_latency(p, ktime_get_mono_fast_ns() - g->runnable_since);
+	now = ktime_get_mono_fast_ns();
+	kgo_stats_record_latency(p, now - g->since);
+	g->since = now;
 resume:
 	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
 	g->m = m;
@@ -588,6 +593,7 @@ resume:
 		 * Still with interrupts off: the G may hold, for unlockf to
 		 * release, a lock that interrupt context also takes.
 		 */
+		g->since = ktime_get_mono_fast_ns();
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_WAITING);
 		parked = !g->unlockf || g->unlockf(g, g->unlock_arg);
 	}
@@ -596,7 +602,7 @@ resume:
 	switch (m->req) {
 	case KGO_REQ_YIELD:
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
-		g->runnable_since = ktime_get_mono_fast_ns();
+		g->since = ktime_get_mono_fast_ns();
 		kgo_runqput(p, g, false);
 		kgo_pstat_inc(p, yields);
 		kgo_wakep();
@@ -681,7 +687,7 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 		kgo_pstat_inc(p, gcreated);
 	else
 		atomic64_inc(&sched->ext_created);
-	g->runnable_since = ktime_get_mono_fast_ns();
+	g->since = ktime_get_mono_fast_ns();
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
 }

@@ -43,6 +43,10 @@ struct kgo_sched {
 	int nprocs;			/* I: Ps (kgo's GOMAXPROCS) */
 	struct kgo_p **allp;		/* I: indexed by P id */
 
+	/* Every G struct allocated, dead or alive (Go's allgs). */
+	spinlock_t allg_lock;		/* irq-safe: Gs are made in hardirq too */
+	struct list_head allg;		/* allg_lock */
+
 	atomic64_t goidgen;		/* A: last goroutine id */
 	atomic64_t galive;		/* A: spawned and not yet exited */
 	atomic64_t mcreated;		/* A: Ms ever created */

@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "waiter.h"
 
 void kgo_mutex_init(struct kgo_mutex *m)
@@ -45,7 +46,8 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 		return 0;
 	}
 	/* Woken by unlock: the mutex was handed to us, still locked. */
-	return kgo_waiter_wait_on(&m->waiters, &m->lock, timeout_ns);
+	return kgo_waiter_wait_on(&m->waiters, &m->lock, timeout_ns,
+				  KGO_WAIT_REASON_MUTEX);
 }
 EXPORT_SYMBOL_GPL(kgo_mutex_lock_timeout);
 

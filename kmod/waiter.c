@@ -15,6 +15,7 @@
 #include <linux/sched/task.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "waiter.h"
 
 static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
@@ -30,9 +31,11 @@ static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
  * kgo_waiter_init() - prepare the caller to wait
  * @w: on the caller's stack
  * @timeout_ns: give up after this long; KGO_FOREVER never
+ * @reason: what it waits for (enum kgo_waitreason), for debugfs
  */
-void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns)
+void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason)
 {
+	w->reason = reason;
 	w->g = kgo_self();
 	w->task = current;
 	atomic_set(&w->state, KGO_WAIT_WAITING);
@@ -121,7 +124,7 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 	struct kgo_waiter_park park = { w, unlock ? unlock : kgo_nothing, arg };
 
 	if (w->g) {
-		kgo_park(kgo_waiter_unlockf, &park);
+		kgo_park_reason(kgo_waiter_unlockf, &park, w->reason);
 		return atomic_read(&w->state);
 	}
 
@@ -150,17 +153,19 @@ static void kgo_waiter_spin_unlock(void *arg)
  * @q: the list
  * @lock: protects @q; held by the caller with interrupts off, released here
  * @timeout_ns: ns, or KGO_FOREVER
+ * @reason: enum kgo_waitreason
  *
  * Return: 0 once dequeued and woken, -ETIMEDOUT (then off the list).
  */
-int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns)
+int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
+		       u8 reason)
 {
 	struct kgo_waiter w;
 	struct kgo_wait_node n = { .w = &w };
 	int why;
 
 	lockdep_assert_held(lock);
-	kgo_waiter_init(&w, timeout_ns);
+	kgo_waiter_init(&w, timeout_ns, reason);
 	list_add_tail(&n.node, q);
 	why = kgo_waiter_block(&w, kgo_waiter_spin_unlock, lock);
 	if (why == KGO_WAIT_TIMEOUT) {
@@ -196,7 +201,7 @@ void kgo_sleep(u64 ns)
 	if (!ns)
 		return;
 	might_sleep();
-	kgo_waiter_init(&w, ns);
+	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
 	local_irq_disable();	/* kgo_waiter_block() expects it */
 	kgo_waiter_block(&w, NULL, NULL);
 	kgo_waiter_destroy(&w);

@@ -32,6 +32,7 @@ struct kgo_waiter {
 	atomic_t state;
 	int woken;			/* a thread may return: see kgo_waiter_wake() */
 	u64 timeout_ns;			/* KGO_FOREVER: none */
+	u8 reason;			/* enum kgo_waitreason */
 	struct hrtimer timer;
 };
 
@@ -45,10 +46,11 @@ struct kgo_wait_node {
 	struct kgo_waiter *w;
 };
 
-int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns);
+int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
+		       u8 reason);
 struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 
-void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns);
+void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason);
 void kgo_waiter_destroy(struct kgo_waiter *w);
 bool kgo_waiter_claim(struct kgo_waiter *w, int why);
 void kgo_waiter_wake(struct kgo_waiter *w);

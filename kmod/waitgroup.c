@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "waiter.h"
 
 void kgo_wg_init(struct kgo_waitgroup *wg)
@@ -57,6 +58,7 @@ int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 		spin_unlock_irq(&wg->lock);
 		return -EAGAIN;
 	}
-	return kgo_waiter_wait_on(&wg->waiters, &wg->lock, timeout_ns);
+	return kgo_waiter_wait_on(&wg->waiters, &wg->lock, timeout_ns,
+				  KGO_WAIT_REASON_WAITGROUP);
 }
 EXPORT_SYMBOL_GPL(kgo_wg_wait_timeout);
