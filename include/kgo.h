@@ -69,6 +69,60 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_yield(void);
 
 /**
+ * kgo_preempt_point() - a place where a long loop may be preempted
+ *
+ * Context: a goroutine, nothing held that it may not switch with;
+ * outside one, this is cond_resched(). Like cond_resched(): yields only
+ * if the goroutine has run for longer than its slice (module parameter
+ * slice_ms, 10 ms by default), which kgo's monitor tracks; it then goes
+ * behind everything on the global queue. Also the point where a
+ * goroutine whose P was handed off while it blocked (see
+ * kgo_block_begin()) gives up its M. Cheap enough for every iteration.
+ * Blocking channel operations, kgo_sleep() and kgo_mutex_lock() check
+ * for preemption in the same way.
+ */
+void kgo_preempt_point(void);
+
+/**
+ * kgo_block_begin() - the goroutine is about to block in the kernel
+ *
+ * Brackets, with kgo_block_end(), a call known to sleep (I/O, msleep(),
+ * wait_event()): the goroutine's P goes to another M at once, so the
+ * goroutines queued behind it run meanwhile (Go's entersyscallblock).
+ * Without it, kgo notices a goroutine that sleeps in the kernel and
+ * hands its P off after handoff_us (module parameter, 20 us by default;
+ * this needs CONFIG_PREEMPT_NOTIFIERS, which Debian's kernels have).
+ *
+ * Context: a goroutine, nothing held that it may not switch with; no
+ * effect elsewhere. Not nested.
+ */
+void kgo_block_begin(void);
+
+/**
+ * kgo_block_end() - the blocking call of kgo_block_begin() returned
+ *
+ * Takes the P back if it is idle; else the goroutine goes to the global
+ * queue and resumes on whichever P takes it (Go's exitsyscall).
+ *
+ * Context: the goroutine that called kgo_block_begin(), nothing held.
+ */
+void kgo_block_end(void);
+
+/**
+ * kgo_gomaxprocs() - how many Ps run goroutines (Go's runtime.GOMAXPROCS)
+ * @n: the number to use, or <= 0 only to ask
+ *
+ * Ps are those of the first @n online CPUs (fewer if fewer are online);
+ * the module parameter maxprocs sets it at load, 0 meaning every CPU.
+ * Goroutines queued on a P that stops move to the others. Waits for a P
+ * that runs a goroutine until that goroutine's next kgo call.
+ *
+ * Context: process, may sleep (from a goroutine too).
+ * Return: the number of Ps running goroutines before the call.
+ */
+int kgo_gomaxprocs(int n);
+
+/**
  * kgo_exit() - end the calling goroutine (Go's runtime.Goexit)
  *
  * Context: a goroutine, where it does not return. Called elsewhere it

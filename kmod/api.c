@@ -18,8 +18,13 @@
 #include "runq.h"
 #include "sched.h"
 #include "switch.h"
+#include "trace.h"
+#include "block.h"
 
-/* The M running the calling G, or NULL outside a G. */
+/*
+ * The M running the calling G, or NULL outside a G. The M may hold no P
+ * (block.c): callers that would use the P check m->p.
+ */
 static struct kgo_m *kgo_g_m(void)
 {
 	struct kgo_m *m;
@@ -49,6 +54,14 @@ static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
 
 static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
 {
+	/*
+	 * Exit on a P: its counters, free list and stack cache take the
+	 * G. An M whose P was handed off queues the G first.
+	 */
+	if (!m->p) {
+		kgo_exitsyscall_park(m);
+		m = kgo_g_m();
+	}
 	kgo_switch_check(m, "exit");
 	m->req = KGO_REQ_EXIT;
 	kgo_switch_to_m(m, g);
@@ -74,7 +87,7 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 	if (IS_ERR(g))
 		return PTR_ERR(g);
 	goid = g->goid;	/* g may run and be reused once queued */
-	if (m) {
+	if (m && m->p) {
 		kgo_runqput(m->p, g, true);
 	} else {
 		spin_lock_irqsave(&kgo_sched.lock, flags);
@@ -99,6 +112,53 @@ void kgo_yield(void)
 	kgo_switch_to_m(m, m->curg);
 }
 EXPORT_SYMBOL_GPL(kgo_yield);
+
+/**
+ * kgo_preempt_check() - yield if the monitor asked the calling G to
+ *
+ * Go's preemption check at a function's prologue, at kgo's switch
+ * points: kgo_preempt_point() and the operations that may block. The
+ * caller can switch (no lock held, interrupts on).
+ */
+void kgo_preempt_check(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	if (!m || likely(!READ_ONCE(m->curg->preempt)))
+		return;
+	kgo_switch_check(m, "preempt");
+	m->req = KGO_REQ_PREEMPT;
+	kgo_switch_to_m(m, m->curg);
+}
+
+void kgo_preempt_point(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	if (!m) {
+		cond_resched();
+		return;
+	}
+	/* Its P was handed off while it blocked: time to queue it. */
+	if (!m->p) {
+		kgo_exitsyscall_park(m);
+		return;
+	}
+	kgo_preempt_check();
+}
+EXPORT_SYMBOL_GPL(kgo_preempt_point);
+
+/*
+ * The calling G's M lost its P and could not take it back: the G goes to
+ * the global queue and the M parks (Go's exitsyscall0). The G resumes
+ * here, on some M holding a P.
+ */
+void kgo_exitsyscall_park(struct kgo_m *m)
+{
+	kgo_switch_check(m, "exitsyscall");
+	m->req = KGO_REQ_EXITSYSCALL;
+	kgo_switch_to_m(m, m->curg);
+}
 
 void kgo_exit(void)
 {
@@ -163,7 +223,8 @@ void kgo_ready(struct kgo_g *g)
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
 		return;
 	g->since = ktime_get_mono_fast_ns();
-	if (m) {
+	trace_kgo_g_ready(g->goid, m && m->p ? m->p->id : -1);
+	if (m && m->p) {
 		kgo_pstat_inc(m->p, readies);
 		kgo_runqput(m->p, g, true);
 	} else {

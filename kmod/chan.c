@@ -269,15 +269,27 @@ static void kgo_sel_lock(struct kgo_sel *sel)
 		spin_lock_nest_lock(&sel->locks[i]->lock, &kgo_select_nest);
 }
 
-/* Leaves interrupts off. Also the unlock of kgo_waiter_block(). */
+/*
+ * Leaves interrupts off. Also the unlock of kgo_waiter_block(): as the
+ * unlock of a parking goroutine, this is the last touch of @sel,
+ * which lives on that goroutine's stack: once the last lock is released
+ * the goroutine may be woken and return. Nothing of @sel is read after.
+ */
 static void kgo_sel_unlock(void *arg)
 {
 	struct kgo_sel *sel = arg;
 	unsigned int i = sel->nlocks;
+	bool nested = i > 1;
+	spinlock_t *first;
 
-	while (i--)
+	if (!i)
+		return;
+	first = &sel->locks[0]->lock;
+	while (--i)
 		spin_unlock(&sel->locks[i]->lock);
-	if (sel->nlocks > 1)
+	spin_unlock(first);
+	/* After every lock nested in it, as lockdep wants; a global map. */
+	if (nested)
 		lock_map_release(&kgo_select_nest.dep_map);
 }
 
@@ -299,6 +311,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 			      "kgo: blocking channel operation in atomic context\n"))
 			return -EINVAL;
 		might_sleep();
+		kgo_preempt_check();
 	}
 	ret = kgo_sel_setup(&sel, cases, n, blocking ? GFP_KERNEL : GFP_ATOMIC);
 	if (ret)

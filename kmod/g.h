@@ -52,6 +52,7 @@ enum kgo_waitreason {
 };
 
 const char *kgo_waitreason_str(enum kgo_waitreason r);
+void kgo_preempt_check(void);
 int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 		    u8 reason);
 

@@ -68,7 +68,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 		return -EINVAL;
 
 	info.abi_version = KGO_ABI_VERSION;
-	info.nr_procs = kgo_sched.nprocs;
+	info.nr_procs = READ_ONCE(kgo_sched.gomaxprocs);
 	info.stack_size = THREAD_SIZE;
 	info.task_size = sizeof(struct kgo_task);
 	info.completion_size = sizeof(struct kgo_completion);
@@ -171,14 +171,18 @@ static long kgo_ioctl_stats(void __user *uarg)
 		return -EINVAL;
 
 	kgo_stats_global(&st);
-	n = min(st.nr_procs, st.procs_max);
-	for (i = 0; i < n; i++) {
-		void __user *up = u64_to_user_ptr(st.procs + (u64)i * st.proc_size);
+	/* The Ps in use, in id order: those of offline CPUs are left out. */
+	for (i = 0, n = 0; i < kgo_sched.nprocs; i++) {
+		void __user *up = u64_to_user_ptr(st.procs + (u64)n * st.proc_size);
 
-		kgo_stats_proc(i, &ps);
-		if (copy_to_user(up, &ps, min_t(size_t, sizeof(ps), st.proc_size)))
+		if (!kgo_stats_proc(i, &ps))
+			continue;
+		if (n < st.procs_max &&
+		    copy_to_user(up, &ps, min_t(size_t, sizeof(ps), st.proc_size)))
 			return -EFAULT;
+		n++;
 	}
+	st.nr_procs = n;
 	return kgo_copy_struct_out(uarg, &st, sizeof(st), usize);
 }
 

@@ -16,10 +16,12 @@
 #include <linux/topology.h>
 #include <kunit/visibility.h>
 
+#include "block.h"
 #include "m.h"
 #include "proc.h"
 #include "sched.h"
 #include "switch.h"
+#include "trace.h"
 
 /* The canary every M runs with, see kgo_canary_swap(). */
 static unsigned long kgo_canary;
@@ -38,7 +40,9 @@ static __no_stack_protector int kgo_m_main(void *arg)
 	own = kgo_canary_swap(kgo_canary);
 	preempt_enable();
 
+	kgo_block_m_start(m);
 	kgo_schedule(m);
+	kgo_block_m_stop(m);
 
 	preempt_disable();
 	kgo_canary_swap(own);
@@ -117,6 +121,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning)
  */
 void kgo_m_park(struct kgo_m *m)
 {
+	trace_kgo_m_park(m->id, m->home->cpu);
 	for (;;) {
 		set_current_state(TASK_IDLE);
 		if (READ_ONCE(m->woken))
@@ -137,6 +142,7 @@ void kgo_m_park(struct kgo_m *m)
 void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning)
 {
 	lockdep_assert_held(&m->sched->lock);
+	trace_kgo_m_wake(m->id, m->home->cpu, p ? p->id : -1);
 	m->nextp = p;
 	m->nextp_spinning = spinning;
 	WRITE_ONCE(m->woken, true);

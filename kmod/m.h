@@ -3,6 +3,7 @@
 #define _KGO_M_H
 
 #include <linux/list.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -16,6 +17,8 @@ enum kgo_mreq {
 	KGO_REQ_YIELD,
 	KGO_REQ_PARK,
 	KGO_REQ_EXIT,
+	KGO_REQ_PREEMPT,	/* ran past its slice: to the global queue */
+	KGO_REQ_EXITSYSCALL,	/* lost its P while blocked: queue it, park */
 };
 
 /*
@@ -41,12 +44,18 @@ struct kgo_m {
 	enum kgo_mreq req;		/* M: set by curg before switching back */
 	u64 rand;			/* M: steal-order PRNG state */
 	unsigned int memalloc_base;	/* M: PF_MEMALLOC* flags at start */
+	bool insyscall;			/* M: blocked with its P in SYSCALL */
+	bool blocking;			/* M: inside kgo_block_begin/end */
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	struct preempt_notifier pn;	/* M: tells us when it blocks */
+#endif
 
 	struct list_head idle_node;	/* L: on home->midle */
 	struct list_head all_node;	/* L: on sched->allm */
 	struct kgo_p *nextp;		/* L: P handed over by kgo_startm() */
 	bool nextp_spinning;		/* L */
 	bool woken;			/* L: a wake-up is pending */
+	u64 idle_since;			/* L: when it went on midle */
 };
 
 /* The M running the caller, or NULL when the caller is not on an M. */

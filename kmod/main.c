@@ -7,7 +7,11 @@
 #include <linux/init.h>
 #include <linux/module.h>
 
+#include "block.h"
+#include "debugfs.h"
 #include "dev.h"
+#include "monitor.h"
+#include "procs.h"
 #include "g.h"
 #include "m.h"
 #include "sched.h"
@@ -18,12 +22,18 @@ static int __init kgo_init(void)
 {
 	int ret;
 
+	ret = kgo_monitor_check_params();
+	if (ret)
+		return ret;
 	ret = kgo_m_init();
 	if (ret)
 		goto err_m;
 	ret = kgo_session_init();	/* checks the module parameters */
 	if (ret)
 		goto err_session;
+	ret = kgo_block_init();		/* before the first M starts */
+	if (ret)
+		goto err_block;
 	ret = kgo_g_init();
 	if (ret)
 		goto err_g;
@@ -33,20 +43,34 @@ static int __init kgo_init(void)
 	ret = kgo_stack_init();
 	if (ret)
 		goto err_stack;
+	ret = kgo_procs_init();		/* starts the Ps, follows hotplug */
+	if (ret)
+		goto err_procs;
+	ret = kgo_monitor_init();
+	if (ret)
+		goto err_monitor;
+	kgo_debugfs_init();		/* optional: failures only logged */
 	ret = kgo_dev_init();
 	if (ret)
 		goto err_dev;
 
-	pr_info("loaded: %d Ps\n", kgo_sched.nprocs);
+	pr_info("loaded: %d Ps\n", kgo_sched.gomaxprocs);
 	return 0;
 
 err_dev:
+	kgo_debugfs_exit();
+	kgo_monitor_exit();
+err_monitor:
+	kgo_procs_exit();
+err_procs:
 	kgo_stack_exit();
 err_stack:
 	kgo_sched_exit();
 err_sched:
 	kgo_g_exit();
 err_g:
+	kgo_block_exit();
+err_block:
 	kgo_session_exit();
 err_session:
 err_m:
@@ -56,9 +80,13 @@ err_m:
 static void __exit kgo_exit_module(void)
 {
 	kgo_dev_exit();
+	kgo_debugfs_exit();
+	kgo_monitor_exit();
+	kgo_procs_exit();
 	kgo_stack_exit();
 	kgo_sched_exit();
 	kgo_g_exit();
+	kgo_block_exit();
 	kgo_session_exit();
 }
 

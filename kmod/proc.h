@@ -45,6 +45,8 @@ struct kgo_pstats {
 	u64 mparks;		/* an M gave this P up and slept */
 	u64 mwakes;		/* an M was woken to run this P */
 	u64 spinning;		/* an M became spinning on this P */
+	u64 preempts;		/* Gs preempted at a kgo call after their slice */
+	u64 handoffs;		/* taken from an M blocked in the kernel */
 	/* Gs by time runnable before running: [2^i, 2^(i+1)) ns. */
 	u64 latency[32];
 } ____cacheline_aligned_in_smp;
@@ -63,7 +65,17 @@ struct kgo_p {
 	int cpu;			/* I: the CPU its Ms are bound to */
 	struct kgo_sched *sched;	/* I */
 
-	enum kgo_pstatus status;	/* L; read racily by thieves */
+	/*
+	 * enum kgo_pstatus. IDLE <-> RUNNING and <-> OFFLINE under
+	 * sched->lock; RUNNING <-> SYSCALL by the holding M with cmpxchg
+	 * (block.c), and SYSCALL -> RUNNING or OFFLINE by whoever takes the
+	 * P from a blocked M, with cmpxchg under sched->lock: the cmpxchg
+	 * decides between the M coming back and the taker. Read racily by
+	 * thieves and the monitor.
+	 */
+	int status;
+	bool stopreq;			/* L: to go OFFLINE at its M's next look */
+	bool enabled;			/* L: CPU online and within gomaxprocs */
 	struct kgo_p *link;		/* L: next on sched->pidle */
 	struct list_head midle;		/* L: idle Ms bound to this CPU */
 	unsigned int nmidle;		/* L */
@@ -79,6 +91,19 @@ struct kgo_p {
 	unsigned int ngfree;		/* O */
 	u64 idle_since;			/* L: ktime when it went idle */
 	u64 idle_ns;			/* L: total idle time before that */
+
+	/*
+	 * The holding M while it is blocked in the kernel; whoever clears
+	 * it with cmpxchg owns the P (block.c).
+	 */
+	struct kgo_m *blocked_m;
+	/* Written by the holding M before it publishes blocked_m. */
+	u64 syscall_since;		/* when its M blocked */
+	u64 syscall_goid;		/* the G that blocked it */
+
+	/* The monitor's view of this P (Go's sysmon pdesc); monitor only. */
+	u32 mon_schedtick;
+	u64 mon_schedwhen;
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
 	unsigned int nstacks;		/* S */

@@ -28,6 +28,7 @@
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
+#include "trace.h"
 
 static_assert((KGO_RUNQ_SIZE & (KGO_RUNQ_SIZE - 1)) == 0);
 
@@ -213,6 +214,7 @@ struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2,
 		return NULL;
 	kgo_pstat_inc(p, steals);
 	kgo_pstat_add(p, stolen, n);
+	trace_kgo_steal(p->id, p2->id, n);
 	n--;
 	g = READ_ONCE(p->runq[RUNQ_SLOT(t + n)]);
 	if (n == 0)
@@ -300,7 +302,7 @@ struct kgo_g *kgo_globrunqget(struct kgo_sched *sched, struct kgo_p *p, u32 max)
 	lockdep_assert_held(&sched->lock);
 	if (!size)
 		return NULL;
-	n = min(size / max(sched->nprocs, 1) + 1, size);
+	n = min(size / max(READ_ONCE(sched->gomaxprocs), 1) + 1, size);
 	if (max && n > max)
 		n = max;
 	n = min_t(u32, n, KGO_RUNQ_SIZE / 2);

@@ -96,6 +96,7 @@
 #include "stack.h"
 #include "stats.h"
 #include "switch.h"
+#include "trace.h"
 
 #define KGO_STEAL_TRIES		4
 #define KGO_GLOBAL_CHECK	61
@@ -124,10 +125,10 @@ static u64 kgo_m_rand(struct kgo_m *m)
 /* --- Idle Ps ------------------------------------------------------- */
 
 /* Context: sched->lock held. The P must have an empty run queue. */
-static void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
+void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
 {
 	lockdep_assert_held(&sched->lock);
-	WARN_ON_ONCE(!kgo_runqempty(p));
+	WARN_ON_ONCE(!kgo_runqempty(p) || p->m);
 	WRITE_ONCE(p->status, KGO_P_IDLE);
 	p->idle_since = ktime_get_ns();
 	p->link = sched->pidle;
@@ -156,7 +157,21 @@ static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
 	p->idle_ns += ktime_get_ns() - p->idle_since;
 	WRITE_ONCE(p->status, KGO_P_RUNNING);
 	atomic_dec(&sched->npidle);
+	/* A P is busy again: the monitor has something to watch. */
+	if (sched->monitor_waiting) {
+		sched->monitor_waiting = false;
+		wake_up_process(sched->monitor);
+	}
 	return p;
+}
+
+/* @p itself if it is idle, else NULL. Context: sched->lock held. */
+struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p)
+{
+	lockdep_assert_held(&sched->lock);
+	if (READ_ONCE(p->status) != KGO_P_IDLE)
+		return NULL;
+	return kgo_pidleget(sched, p);
 }
 
 /* As kgo_pidleget(), for a P that will spin: no P sets needspinning. */
@@ -266,7 +281,7 @@ void kgo_wakep(void)
 }
 
 /* Starts up to @n non-spinning Ms on idle Ps, for injected work. */
-static void kgo_start_idle(struct kgo_sched *sched, u32 n)
+void kgo_start_idle(struct kgo_sched *sched, u32 n)
 {
 	unsigned long flags;
 	struct kgo_p *p;
@@ -300,6 +315,14 @@ static void kgo_resetspinning(struct kgo_m *m)
 	kgo_wakep();
 }
 
+/* Whether @p is held by an M, running or blocked: worth stealing from. */
+static bool kgo_p_busy(struct kgo_p *p)
+{
+	int st = READ_ONCE(p->status);
+
+	return st == KGO_P_RUNNING || st == KGO_P_SYSCALL;
+}
+
 /* Step 4: up to 4 passes over the busy Ps, stealing half a queue. */
 static struct kgo_g *kgo_stealwork(struct kgo_m *m)
 {
@@ -320,7 +343,7 @@ static struct kgo_g *kgo_stealwork(struct kgo_m *m)
 
 			if (READ_ONCE(sched->stopping))
 				return NULL;
-			if (p2 == p || READ_ONCE(p2->status) == KGO_P_IDLE)
+			if (p2 == p || !kgo_p_busy(p2))
 				continue;
 			g = kgo_runqsteal(p, p2, stealnext);
 			if (g)
@@ -338,7 +361,7 @@ static bool kgo_any_runq_busy(struct kgo_sched *sched)
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p2 = sched->allp[i];
 
-		if (READ_ONCE(p2->status) != KGO_P_IDLE && !kgo_runqempty(p2))
+		if (kgo_p_busy(p2) && !kgo_runqempty(p2))
 			return true;
 	}
 	return false;
@@ -346,11 +369,110 @@ static bool kgo_any_runq_busy(struct kgo_sched *sched)
 
 /* --- Holding and parking ------------------------------------------- */
 
+/*
+ * An M whose CPU went offline was moved elsewhere by the kernel (with
+ * "no longer affine" in the log). Its home P only comes back with the
+ * CPU, so bind it there again before it runs that P's goroutines.
+ * Context: process, may sleep, the M itself, nothing held.
+ */
+static void kgo_m_rebind(struct kgo_m *m)
+{
+	const struct cpumask *home = cpumask_of(m->home->cpu);
+
+	if (likely(cpumask_equal(current->cpus_ptr, home)))
+		return;
+	/* Fails only if the CPU went away again; its P then stops us. */
+	if (set_cpus_allowed_ptr(current, home))
+		pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, m->home->cpu);
+}
+
+/* Context: the M, nothing held; @p was handed to it under sched->lock. */
 static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
 {
 	WARN_ON_ONCE(p->m || m->p || p != m->home);
+	kgo_m_rebind(m);
 	p->m = m;
 	m->p = p;
+}
+
+/**
+ * kgo_reacquire_home() - take the M's own P back if it is idle
+ * @m: an M that holds no P (its P was handed off while it blocked)
+ *
+ * Go's exitsyscall fast path, for a P that was handed off and went idle.
+ * Context: the M, nothing held. Return: whether @m now holds its P.
+ */
+bool kgo_reacquire_home(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	unsigned long flags;
+	struct kgo_p *p;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (!p)
+		return false;
+	kgo_acquirep(m, p);
+	return true;
+}
+
+/**
+ * kgo_reacquire_home_atomic() - kgo_reacquire_home() for sched_in
+ * @m: an M that holds no P
+ *
+ * As kgo_reacquire_home(), but never sleeps: an M that the kernel moved
+ * off its CPU (which went offline meanwhile) is not rebound here, and
+ * does without its P until its next switch.
+ */
+void kgo_reacquire_home_atomic(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *home = m->home;
+	unsigned long flags;
+
+	if (!cpumask_equal(current->cpus_ptr, cpumask_of(home->cpu)))
+		return;
+	spin_lock_irqsave(&sched->lock, flags);
+	if (!sched->stopping && kgo_pidleget_exact(sched, home)) {
+		home->m = m;
+		m->p = home;
+	}
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * kgo_handoffp() - pass on a P whose M can no longer run it
+ * @sched: the scheduler
+ * @p: a RUNNING P that no M holds (p->m cleared by the caller)
+ *
+ * Go's handoffp: with work queued, another M of the P's CPU runs it;
+ * without, the P goes idle, where wakep() finds it when work comes.
+ * Context: sched->lock held.
+ */
+void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p)
+{
+	lockdep_assert_held(&sched->lock);
+	WARN_ON_ONCE(p->m || READ_ONCE(p->status) != KGO_P_RUNNING);
+	if (!kgo_runqempty(p) || sched->runqsize)
+		kgo_startm(p, false);
+	else
+		kgo_pidleput(sched, p);
+}
+
+/*
+ * Moves every G queued on @p to the global queue. Context: sched->lock
+ * held, by @p's holder or by whoever took @p from a blocked M; thieves
+ * may still take some meanwhile.
+ */
+void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p)
+{
+	struct kgo_g *g;
+	bool inherit;
+
+	lockdep_assert_held(&sched->lock);
+	while ((g = kgo_runqget(p, &inherit)))
+		kgo_globrunqput(sched, g);
 }
 
 /* Context: sched->lock held; gives up the P the M holds. */
@@ -416,6 +538,7 @@ static bool kgo_stopm(struct kgo_m *m)
 		goto acquire;
 	}
 	m->woken = false;
+	m->idle_since = ktime_get_ns();
 	list_add(&m->idle_node, &home->midle);
 	home->nmidle++;
 	spin_unlock_irqrestore(&sched->lock, flags);
@@ -428,6 +551,46 @@ acquire:
 	if (spinning)
 		m->spinning = true;	/* already counted by the waker */
 	return true;
+}
+
+/*
+ * Takes @m's P OFFLINE, as procs.c asked (p->stopreq): its queued Gs go
+ * to the global queue for the other Ps. The M then parks in kgo_stopm().
+ */
+static void kgo_p_stop_held(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *p = m->p;
+	unsigned long flags;
+	u32 queued;
+
+	if (m->spinning) {
+		m->spinning = false;
+		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
+	}
+	spin_lock_irqsave(&sched->lock, flags);
+	kgo_runq_drain(sched, p);
+	queued = sched->runqsize;
+	kgo_releasep(m);
+	p->stopreq = false;
+	WRITE_ONCE(p->status, KGO_P_OFFLINE);
+	WRITE_ONCE(sched->gomaxprocs, sched->gomaxprocs - 1);
+	m->home->mtransit++;	/* until kgo_stopm() */
+	spin_unlock_irqrestore(&sched->lock, flags);
+	wake_up_all(&sched->pstop_wq);
+	if (queued)
+		kgo_start_idle(sched, queued);
+}
+
+/* Parks an M that lost its P (handed off while it blocked) until it gets one. */
+static bool kgo_m_stop_pless(struct kgo_m *m)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&m->sched->lock, flags);
+	m->home->mtransit++;	/* until kgo_stopm() */
+	spin_unlock_irqrestore(&m->sched->lock, flags);
+	return kgo_stopm(m);
 }
 
 /* --- Finding work -------------------------------------------------- */
@@ -448,6 +611,12 @@ top:
 	*inherit = false;
 	if (READ_ONCE(sched->stopping))
 		goto drop;
+	if (unlikely(READ_ONCE(p->stopreq))) {
+		kgo_p_stop_held(m);
+		if (!kgo_stopm(m))
+			return NULL;
+		goto top;
+	}
 
 	/* 1. Fairness: glance at the global queue every 61 slices. */
 	if (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)) {
@@ -477,7 +646,7 @@ top:
 
 	/* 4. Steal, if fewer than half the busy Ps have a spinning M. */
 	if (m->spinning || 2 * atomic_read(&sched->nmspinning) <
-			   sched->nprocs - atomic_read(&sched->npidle)) {
+			   READ_ONCE(sched->gomaxprocs) - atomic_read(&sched->npidle)) {
 		if (!m->spinning)
 			kgo_become_spinning(m);
 		g = kgo_stealwork(m);
@@ -549,18 +718,19 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 {
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;
+	unsigned long flags;
 	bool parked;
 	u64 now;
 
 	if (!inherit) {
 		p->schedtick++;
 		kgo_pstat_inc(p, schedticks);
+		/* A new slice: an old preemption request is void. */
+		WRITE_ONCE(g->preempt, false);
 	}
 	if (!g->stack) {
 		g->stack = kgo_stack_get(p);
 		if (unlikely(!g->stack)) {
-			unsigned long flags;
-
 			/* Let others run, and try again a little later. */
 			pr_warn_ratelimited("no memory for a goroutine stack\n");
 			spin_lock_irqsave(&sched->lock, flags);
@@ -574,6 +744,7 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	}
 	now = ktime_get_mono_fast_ns();
 	kgo_stats_record_latency(p, now - g->since);
+	trace_kgo_g_start(g->goid, p->id, now - g->since);
 	g->since = now;
 resume:
 	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
@@ -587,6 +758,12 @@ resume:
 	kgo_switch(&m->g0_sp, &g->sp);
 	/* Back on our stack: the G set current->stack before switching. */
 	m->curg = NULL;
+	/*
+	 * The P may have been handed off while the G blocked in the kernel
+	 * (block.c): then the M holds none, and every request below that
+	 * would queue the G on it sends the G to the global queue instead.
+	 */
+	p = m->p;
 	parked = false;
 	if (m->req == KGO_REQ_PARK) {
 		/*
@@ -601,6 +778,8 @@ resume:
 
 	switch (m->req) {
 	case KGO_REQ_YIELD:
+		if (!p)
+			goto global;
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
 		g->since = ktime_get_mono_fast_ns();
 		kgo_runqput(p, g, false);
@@ -610,7 +789,9 @@ resume:
 	case KGO_REQ_PARK:
 		/* What the G held for unlockf must now be released. */
 		kgo_switch_check(m, "park");
-		kgo_pstat_inc(p, parks);
+		trace_kgo_g_park(g->goid, p ? p->id : -1, g->waitreason);
+		if (p)
+			kgo_pstat_inc(p, parks);
 		if (parked)
 			break;
 		/* unlockf said don't park; unless someone readied it first. */
@@ -618,7 +799,31 @@ resume:
 		    KGO_G_WAITING)
 			goto resume;	/* same slice, never queued */
 		break;
+	case KGO_REQ_PREEMPT:
+		if (p) {
+			kgo_pstat_inc(p, preempts);
+			trace_kgo_preempt(g->goid, p->id, ktime_get_mono_fast_ns() -
+					  READ_ONCE(p->mon_schedwhen));
+		}
+		fallthrough;
+	case KGO_REQ_EXITSYSCALL:
+global:
+		/*
+		 * To the global queue, as Go's gopreempt_m and exitsyscall0
+		 * do: a preempted G goes behind everything queued, and a G
+		 * whose M lost its P runs on whichever P is free first.
+		 */
+		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
+		g->since = ktime_get_mono_fast_ns();
+		WRITE_ONCE(g->preempt, false);
+		spin_lock_irqsave(&sched->lock, flags);
+		kgo_globrunqput(sched, g);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_wakep();
+		break;
 	case KGO_REQ_EXIT:
+		/* kgo_goexit() made sure it has a P. */
+		trace_kgo_g_end(g->goid, p->id);
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_DEAD);
 		kgo_stack_put(p, g->stack);
 		g->stack = NULL;
@@ -646,6 +851,9 @@ void kgo_schedule(struct kgo_m *m)
 		return;
 	kgo_switch_baseline(m);
 	for (;;) {
+		/* Its G blocked, its P was handed off, and the G came back. */
+		if (!m->p && !kgo_m_stop_pless(m))
+			break;
 		g = kgo_findrunnable(m, &inherit);
 		if (!g)
 			break;
@@ -687,6 +895,7 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 		kgo_pstat_inc(p, gcreated);
 	else
 		atomic64_inc(&sched->ext_created);
+	trace_kgo_g_create(g->goid, p ? p->id : -1);
 	g->since = ktime_get_mono_fast_ns();
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
@@ -746,7 +955,7 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 	int i;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	snap->nprocs = sched->nprocs;
+	snap->nprocs = sched->gomaxprocs;
 	snap->npidle = atomic_read(&sched->npidle);
 	snap->nmspinning = atomic_read(&sched->nmspinning);
 	snap->mcount = sched->mcount;
@@ -759,29 +968,33 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched_snapshot);
 
+/*
+ * Creates a P for every possible CPU, all OFFLINE: procs.c starts those
+ * of the online CPUs, up to gomaxprocs, and follows CPU hotplug.
+ */
 int kgo_sched_init(void)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	int cpu, n = 0, i;
 
-	sched->allp = kcalloc(num_online_cpus(), sizeof(*sched->allp), GFP_KERNEL);
+	init_waitqueue_head(&sched->pstop_wq);
+	sched->allp = kcalloc(num_possible_cpus(), sizeof(*sched->allp), GFP_KERNEL);
 	if (!sched->allp)
 		return -ENOMEM;
-	cpus_read_lock();
-	for_each_online_cpu(cpu) {
+	for_each_possible_cpu(cpu) {
 		struct kgo_p *p;
 
-		if (n == num_online_cpus())
+		if (n == num_possible_cpus())
 			break;
 		p = kgo_p_create(sched, n, cpu);
 		if (!p)
 			break;
+		p->status = KGO_P_OFFLINE;
 		INIT_WORK(&p->newm_work, kgo_newm_workfn);
 		sched->allp[n++] = p;
 	}
-	cpus_read_unlock();
 	sched->nprocs = n;
-	if (!n || n < num_online_cpus()) {
+	if (n < num_possible_cpus()) {
 		kgo_sched_exit();
 		return -ENOMEM;
 	}
@@ -790,11 +1003,6 @@ int kgo_sched_init(void)
 	for (i = 1; i <= n; i++)
 		if (gcd(i, n) == 1)
 			kgo_coprimes[kgo_ncoprimes++] = i;
-
-	spin_lock_irq(&sched->lock);
-	for (i = n - 1; i >= 0; i--)
-		kgo_pidleput(sched, sched->allp[i]);
-	spin_unlock_irq(&sched->lock);
 	return 0;
 }
 

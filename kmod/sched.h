@@ -6,6 +6,7 @@
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
 
 #include "g.h"
 
@@ -40,8 +41,16 @@ struct kgo_sched {
 	atomic_t nmspinning;		/* A: Ms looking for work, holding a P */
 	atomic_t needspinning;		/* A: a wakep found no idle P */
 
-	int nprocs;			/* I: Ps (kgo's GOMAXPROCS) */
+	int nprocs;			/* I: Ps, one per possible CPU */
 	struct kgo_p **allp;		/* I: indexed by P id */
+	int gomaxprocs;			/* L, racy: Ps not OFFLINE */
+	/* Woken when a P goes OFFLINE (procs.c waits for it). */
+	wait_queue_head_t pstop_wq;
+
+	struct task_struct *monitor;	/* I: monitor.c */
+	bool monitor_waiting;		/* L: it sleeps until a P is busy */
+	bool monitor_kicked;		/* racy: an M blocked, see monitor.c */
+	unsigned int monitor_delay_us;	/* racy: the monitor's tick */
 
 	/* Every G struct allocated, dead or alive (Go's allgs). */
 	spinlock_t allg_lock;		/* irq-safe: Gs are made in hardirq too */
@@ -74,12 +83,20 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap);
 
 /* For the M loop (m.c). */
 void kgo_schedule(struct kgo_m *m);
-void kgo_sched_stopm_pick(struct kgo_m *m);
 
 /* Used by the API functions (api.c) and tests. */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
 void kgo_wakep(void);
 void kgo_startm(struct kgo_p *p, bool spinning);
+
+/* For P handoff, the monitor and P start/stop (block.c, monitor.c, procs.c). */
+void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p);
+bool kgo_reacquire_home(struct kgo_m *m);
+void kgo_reacquire_home_atomic(struct kgo_m *m);
+void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p);
+void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p);
+struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p);
+void kgo_start_idle(struct kgo_sched *sched, u32 n);
 
 #endif /* _KGO_SCHED_H */

@@ -44,11 +44,14 @@ void kgo_stats_global(struct kgo_stats *st)
 			st->latency[b] += READ_ONCE(sched->allp[i]->stats.latency[b]);
 }
 
-void kgo_stats_proc(int id, struct kgo_proc_stats *ps)
+/* P @id's record; false, and nothing written, if it is OFFLINE. */
+bool kgo_stats_proc(int id, struct kgo_proc_stats *ps)
 {
 	struct kgo_p *p = kgo_sched.allp[id];
 	const struct kgo_pstats *c = &p->stats;
 
+	if (READ_ONCE(p->status) == KGO_P_OFFLINE)
+		return false;
 	memset(ps, 0, sizeof(*ps));
 	ps->id = p->id;
 	ps->cpu = p->cpu;
@@ -70,4 +73,5 @@ void kgo_stats_proc(int id, struct kgo_proc_stats *ps)
 	ps->mparks = READ_ONCE(c->mparks);
 	ps->mwakes = READ_ONCE(c->mwakes);
 	ps->spinning = READ_ONCE(c->spinning);
+	return true;
 }

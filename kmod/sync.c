@@ -39,6 +39,7 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 	}
 
 	might_sleep();
+	kgo_preempt_check();
 	spin_lock_irq(&m->lock);
 	if (!m->locked) {
 		m->locked = true;

@@ -5,6 +5,7 @@
  */
 
 #include <linux/crc32.h>
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <kunit/visibility.h>
@@ -76,6 +77,11 @@ int kgo_task_validate(const struct kgo_task *t)
 		break;
 	case KGO_TASK_SLEEP:
 		if (t->args[0] > KGO_SLEEP_MAX_NS)
+			return -EINVAL;
+		used = 1;
+		break;
+	case KGO_TASK_BLOCK:
+		if (t->args[0] > KGO_BLOCK_MAX_US)
 			return -EINVAL;
 		used = 1;
 		break;
@@ -284,6 +290,19 @@ void kgo_job_run(struct kgo_job *job)
 		u64 t0 = ktime_get_ns();
 
 		kgo_sleep(t->args[0]);
+		job->c.result = ktime_get_ns() - t0;
+		break;
+	}
+	case KGO_TASK_BLOCK: {
+		u64 t0 = ktime_get_ns(), us = t->args[0];
+
+		/*
+		 * A kernel sleep, not kgo's: the M sleeps with the goroutine.
+		 * An hrtimer one: msleep() counts jiffies, which can come
+		 * short of the time asked for.
+		 */
+		if (us)
+			usleep_range(us, us + us / 8 + 1);
 		job->c.result = ktime_get_ns() - t0;
 		break;
 	}

@@ -93,14 +93,21 @@ struct kgo_waiter_park {
 	void *arg;
 };
 
+/*
+ * Runs on the M once the goroutine is WAITING. The timer is armed before
+ * the locks go: from the moment they do, a waker may claim and ready
+ * the goroutine, which may then return and take @park and @w (on its
+ * stack) with it. A timer firing first is harmless: the goroutine it
+ * readies cannot get past the locks we still hold.
+ */
 static bool kgo_waiter_unlockf(struct kgo_g *g, void *arg)
 {
 	struct kgo_waiter_park *park = arg;
 	struct kgo_waiter *w = park->w;
 
-	park->unlock(park->arg);
 	if (w->timeout_ns != KGO_FOREVER)
 		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
+	park->unlock(park->arg);	/* last touch of the goroutine's stack */
 	return true;
 }
 
@@ -201,6 +208,7 @@ void kgo_sleep(u64 ns)
 	if (!ns)
 		return;
 	might_sleep();
+	kgo_preempt_check();
 	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
 	local_irq_disable();	/* kgo_waiter_block() expects it */
 	kgo_waiter_block(&w, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "proc.h"
 #include "sched.h"
 #include "tests/run_g.h"
 
@@ -53,6 +54,16 @@ int kgo_test_run_in_g(void (*fn)(void *arg), void *arg, unsigned int timeout_ms)
 		return -ETIMEDOUT;
 	kfree(ctx);
 	return 0;
+}
+
+u64 kgo_test_pstat_sum(size_t off)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < kgo_sched.nprocs; i++)
+		sum += READ_ONCE(*(u64 *)((char *)&kgo_sched.allp[i]->stats + off));
+	return sum;
 }
 
 /*

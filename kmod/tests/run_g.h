@@ -5,4 +5,9 @@
 int kgo_test_run_in_g(void (*fn)(void *arg), void *arg, unsigned int timeout_ms);
 int kgo_test_wait_quiet(unsigned int timeout_ms);
 
+/* A per-P counter of struct kgo_pstats, summed over every P. */
+u64 kgo_test_pstat_sum(size_t off);
+#define KGO_TEST_PSTAT(field) \
+	kgo_test_pstat_sum(offsetof(struct kgo_pstats, field))
+
 #endif /* _KGO_TEST_RUN_G_H */

@@ -33,6 +33,7 @@ static int runq_test_init(struct kunit *test)
 		return -ENOMEM;
 	spin_lock_init(&f->sched.lock);
 	f->sched.nprocs = ARRAY_SIZE(f->p);
+	f->sched.gomaxprocs = ARRAY_SIZE(f->p);
 	for (i = 0; i < ARRAY_SIZE(f->p); i++) {
 		f->p[i] = kgo_p_create(&f->sched, i, 0);
 		if (!f->p[i])

@@ -26,17 +26,7 @@
 
 #define LONG_MS		60000	/* a generous bound: TCG under KASAN is slow */
 
-static u64 sum_pstat(size_t off)
-{
-	u64 sum = 0;
-	int i;
-
-	for (i = 0; i < kgo_sched.nprocs; i++)
-		sum += READ_ONCE(*(u64 *)((char *)&kgo_sched.allp[i]->stats + off));
-	return sum;
-}
-
-#define PSTAT(field)	sum_pstat(offsetof(struct kgo_pstats, field))
+#define PSTAT(field)	KGO_TEST_PSTAT(field)
 
 /* --- 100 000 goroutines from one goroutine ------------------------- */
 

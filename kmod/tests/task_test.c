@@ -50,6 +50,9 @@ static const struct validate_case validate_cases[] = {
 	{ "select", T(KGO_TASK_SELECT, 10, KGO_SELECT_GAP_MAX_NS, 0), 0 },
 	{ "select gap over max", T(KGO_TASK_SELECT, 10, KGO_SELECT_GAP_MAX_NS + 1, 0), -EINVAL },
 	{ "select unused arg", T(KGO_TASK_SELECT, 10, 1, 1), -EINVAL },
+	{ "block max", T(KGO_TASK_BLOCK, KGO_BLOCK_MAX_US, 0, 0), 0 },
+	{ "block over max", T(KGO_TASK_BLOCK, KGO_BLOCK_MAX_US + 1, 0, 0), -EINVAL },
+	{ "block unused arg", T(KGO_TASK_BLOCK, 10, 1, 0), -EINVAL },
 };
 
 static void validate_desc(const struct validate_case *c, char *desc)

@@ -55,6 +55,41 @@ static bool module_loaded(void)
 	return stat("/sys/module/kgo", &st) == 0;
 }
 
+static const char *const bad_params[] = {
+	"maxprocs=-1", "maxprocs=100000", "slice_ms=0", "handoff_us=0",
+	"max_ms_per_cpu=1", "m_idle_ms=1", "max_inflight=0", "dev_mode=0777",
+};
+
+/* Loads @path with @params; returns 0 or an errno. */
+static int load(const char *path, const char *params)
+{
+	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
+
+	if (mfd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, mfd, params, 0);
+	err = errno;
+	close(mfd);
+	return ret ? err : 0;
+}
+
+TEST_F(kgo, unload_refused_while_open)
+{
+	struct kgo_info info = { 0 };
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	EXPECT_EQ(-1, syscall(SYS_delete_module, "kgo", O_NONBLOCK));
+	EXPECT_TRUE(errno == EWOULDBLOCK || errno == EBUSY) {
+		TH_LOG("delete_module: %s", strerror(errno));
+	}
+	EXPECT_TRUE(module_loaded());
+	/* Still working. */
+	info.size = sizeof(info);
+	EXPECT_EQ(0, ioctl(fd, KGO_IOC_GET_INFO, &info));
+	close(fd);
+}
+
 TEST_F_TIMEOUT(kgo, unload_with_tasks_in_flight, 300)
 {
 	const char *path = getenv("KGO_MODULE") ?: DEFAULT_MODULE;
@@ -62,7 +97,7 @@ TEST_F_TIMEOUT(kgo, unload_with_tasks_in_flight, 300)
 	struct kgo_completion c;
 	unsigned int submitted = 0;
 	uint64_t deadline;
-	int fd, mfd, ret, err;
+	int fd, ret, err;
 
 	/* Without a module to load back, unloading would break what follows. */
 	if (access(path, R_OK))
@@ -106,12 +141,15 @@ TEST_F_TIMEOUT(kgo, unload_with_tasks_in_flight, 300)
 	ASSERT_EQ(0, ret) TH_LOG("delete_module: %s", strerror(err));
 	EXPECT_FALSE(module_loaded());
 
-	mfd = open(path, O_RDONLY | O_CLOEXEC);
-	ASSERT_LE(0, mfd) TH_LOG("open %s: %s", path, strerror(errno));
-	ret = syscall(SYS_finit_module, mfd, "", 0);
-	err = errno;
-	close(mfd);
-	ASSERT_EQ(0, ret) TH_LOG("finit_module %s: %s", path, strerror(err));
+	/* Out-of-range parameters: refused, with nothing left loaded. */
+	for (size_t i = 0; i < sizeof(bad_params) / sizeof(bad_params[0]); i++) {
+		EXPECT_EQ(EINVAL, load(path, bad_params[i])) {
+			TH_LOG("%s", bad_params[i]);
+		}
+		EXPECT_FALSE(module_loaded());
+	}
+	err = load(path, "");
+	ASSERT_EQ(0, err) TH_LOG("finit_module %s: %s", path, strerror(err));
 
 	/* devtmpfs makes the node as misc_register() returns; allow a little. */
 	deadline = now_ns() + DEVICE_NS;

@@ -47,6 +47,7 @@ static const struct kind {
 	{ "sleep",	KGO_TASK_SLEEP,		1 },
 	{ "pingpong",	KGO_TASK_PINGPONG,	1 },
 	{ "select",	KGO_TASK_SELECT,	2 },
+	{ "block",	KGO_TASK_BLOCK,		1 },
 };
 
 #define RUN_MAX_COUNT	0xffffffffULL
@@ -121,6 +122,9 @@ static void parse_kind_args(struct run_opts *o, char **args)
 		break;
 	case KGO_TASK_SLEEP:
 		o->args[0] = arg_u64(u, "sleep NS", args[0], 0, KGO_SLEEP_MAX_NS);
+		break;
+	case KGO_TASK_BLOCK:
+		o->args[0] = arg_u64(u, "block US", args[0], 0, KGO_BLOCK_MAX_US);
 		break;
 	case KGO_TASK_PINGPONG:
 		o->args[0] = arg_u64(u, "pingpong N", args[0], 0, KGO_PINGPONG_MAX);
@@ -312,6 +316,11 @@ static bool check_result(struct run *r, const struct kgo_completion *c)
 		if (c->result >= a[0])
 			return true;
 		fail(r, c->tag, "slept %llu ns, asked for at least %llu", c->result, a[0]);
+		return false;
+	case KGO_TASK_BLOCK:
+		if (c->result >= a[0] * 1000)
+			return true;
+		fail(r, c->tag, "blocked %llu ns, asked for at least %llu us", c->result, a[0]);
 		return false;
 	case KGO_TASK_CHECKSUM:
 		want = r->crcs[c->tag % NR_CSUM_BUFS];

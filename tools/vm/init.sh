@@ -36,6 +36,16 @@ section() {
 	return $rc
 }
 
+# A module that uses kgo's API holds a reference on kgo: as TAP.
+api_user_holds_kgo() {
+	echo "1..1"
+	if rmmod kgo 2>/dev/null; then
+		echo "not ok 1 kgo was unloaded while $1 used it"
+		return 1
+	fi
+	echo "ok 1 rmmod kgo refused while $(basename "$1") is loaded"
+}
+
 # kunit MODULE.ko: loading the module runs its suites; report each.
 kunit() {
 	ls /sys/kernel/debug/kunit >/tmp/suites.before 2>/dev/null
@@ -47,6 +57,7 @@ kunit() {
 		grep -qx "$s" /tmp/suites.before && continue
 		section kunit "$s" cat "/sys/kernel/debug/kunit/$s/results"
 	done
+	section selftest api_user_holds_kgo api_user_holds_kgo "$1"
 	rmmod "$(basename "$1" .ko)" || report "KGO-FAIL rmmod $1"
 }
 

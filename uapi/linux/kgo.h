@@ -104,6 +104,11 @@ struct kgo_info {
  *                     them in a select with a never-ready case and a
  *                     timeout of half the gap, which fires in between.
  *                                                     result: args[0]
+ *  KGO_TASK_BLOCK     blocks in the kernel (usleep_range(), an hrtimer
+ *                     sleep) for args[0] us, at most
+ *                     KGO_BLOCK_MAX_US: its kthread sleeps, and kgo
+ *                     hands the CPU's P to another one meanwhile.
+ *                                                     result: ns blocked
  *
  * Unused args must be 0.
  */
@@ -116,6 +121,7 @@ enum kgo_task_kind {
 	KGO_TASK_SLEEP		= 6,
 	KGO_TASK_PINGPONG	= 7,
 	KGO_TASK_SELECT		= 8,
+	KGO_TASK_BLOCK		= 9,
 };
 
 #define KGO_SPIN_MAX_NS		1000000000ULL	/* 1 s */
@@ -127,6 +133,7 @@ enum kgo_task_kind {
 #define KGO_PINGPONG_MAX	10000000ULL
 #define KGO_SELECT_TASK_MAX	1000000ULL
 #define KGO_SELECT_GAP_MAX_NS	10000000ULL	/* 10 ms */
+#define KGO_BLOCK_MAX_US	10000000ULL	/* 10 s */
 
 /**
  * struct kgo_task - one task descriptor of KGO_IOC_SUBMIT
@@ -306,7 +313,8 @@ struct kgo_proc_stats {
  * @proc_size: in: the size of one record as the caller knows struct
  *	       kgo_proc_stats (at least %KGO_PROC_STATS_SIZE_VER0); the
  *	       module writes min(@proc_size, its own size) bytes of each
- * @nr_procs: out: Ps; records written: min(@nr_procs, @procs_max)
+ * @nr_procs: out: Ps in use (as %KGO_IOC_GET_INFO); records written, in P
+ *	      id order: min(@nr_procs, @procs_max)
  * @nr_procs_idle: out: Ps with no M
  * @nr_ms: out: Ms (kthreads)
  * @nr_ms_idle: out: Ms parked

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text views of the scheduler in /sys/kernel/debug/kgo/, in the spirit
+ * of Go's GODEBUG=schedtrace=X,scheddetail=1:
+ *
+ *   sched       one line of global counts
+ *   procs       one line per P: state, queue, counters
+ *   ms          one line per M (kthread)
+ *   goroutines  one line per live G: state, wait reason, for how long
+ *
+ * Every line is "NAME: key=value ..." (sched has no NAME), so that
+ * scripts can parse it with one scanf format.
+ *
+ * These are snapshots, not transactions: most fields belong to an M
+ * that keeps running while we print, so they are read once with
+ * READ_ONCE and may disagree with each other by an event or two. What
+ * keeps the pointers we follow valid: P structs live until
+ * kgo_sched_exit(), and G structs stay on sched.allg until then (see
+ * struct kgo_g); kgo_debugfs_exit() runs before it, waiting for readers
+ * in flight. Ms are freed earlier, by the monitor, once idle and off
+ * sched.allm under sched.lock: the views that follow M pointers hold
+ * that lock.
+ *
+ * debugfs is optional: without it (CONFIG_DEBUG_FS=n, or debugfs_*
+ * failing) the module loads without these files.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+#include <linux/stddef.h>
+
+#include "debugfs.h"
+#include "g.h"
+#include "m.h"
+#include "proc.h"
+#include "sched.h"
+
+/* /sys/kernel/debug/kgo, or an ERR_PTR/NULL without debugfs. */
+static struct dentry *kgo_debugfs_root;
+
+static const char *const kgo_pstatus_names[] = {
+	[KGO_P_IDLE]	= "idle",
+	[KGO_P_RUNNING]	= "running",
+	[KGO_P_SYSCALL]	= "syscall",
+	[KGO_P_OFFLINE]	= "offline",
+};
+
+/* @st: an enum kgo_pstatus, read racily. */
+static const char *kgo_debugfs_pstatus(unsigned int st)
+{
+	return st < ARRAY_SIZE(kgo_pstatus_names) && kgo_pstatus_names[st] ?
+	       kgo_pstatus_names[st] : "?";
+}
+
+/* The counters of struct kgo_pstats, all but the latency histogram. */
+#define KGO_PSTAT(field)	{ #field, offsetof(struct kgo_pstats, field) }
+static const struct {
+	const char *name;
+	size_t off;
+} kgo_pstat_fields[] = {
+	KGO_PSTAT(gcreated),
+	KGO_PSTAT(gstarted),
+	KGO_PSTAT(gfinished),
+	KGO_PSTAT(schedticks),
+	KGO_PSTAT(runnext_hits),
+	KGO_PSTAT(globrunq_takes),
+	KGO_PSTAT(steal_attempts),
+	KGO_PSTAT(steals),
+	KGO_PSTAT(stolen),
+	KGO_PSTAT(parks),
+	KGO_PSTAT(readies),
+	KGO_PSTAT(yields),
+	KGO_PSTAT(mparks),
+	KGO_PSTAT(mwakes),
+	KGO_PSTAT(spinning),
+	KGO_PSTAT(preempts),
+	KGO_PSTAT(handoffs),
+};
+
+static u64 kgo_debugfs_pstat(const struct kgo_p *p, unsigned int i)
+{
+	const u64 *c = (const void *)&p->stats + kgo_pstat_fields[i].off;
+
+	return READ_ONCE(*c);
+}
+
+/* An M's id, or -1 for none. */
+static s64 kgo_debugfs_mid(const struct kgo_m *m)
+{
+	return m ? (s64)m->id : -1;
+}
+
+/*
+ * The ring's length alone, as Go's runqsize (runnext is shown apart).
+ * Racy: head is read first so that a moving queue does not look
+ * negative; a torn view past the ring's size shows as empty.
+ */
+static u32 kgo_debugfs_runqsize(const struct kgo_p *p)
+{
+	u32 h = READ_ONCE(p->runqhead);
+	u32 n = READ_ONCE(p->runqtail) - h;
+
+	return n > KGO_RUNQ_SIZE ? 0 : n;
+}
+
+static int kgo_debugfs_sched_show(struct seq_file *s, void *unused)
+{
+	struct kgo_sched_snap snap;
+
+	kgo_sched_snapshot(&snap);
+	seq_printf(s, "gomaxprocs=%d idleprocs=%d threads=%u spinningthreads=%d idlethreads=%u runqueue=%u goroutines=%lld\n",
+		   snap.nprocs, snap.npidle, snap.mcount, snap.nmspinning,
+		   snap.nmidle, snap.runqsize, max_t(s64, snap.galive, 0));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_sched);
+
+static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned int f;
+	int i;
+
+	/* Every counter before the histogram is listed, or the build fails. */
+	BUILD_BUG_ON(ARRAY_SIZE(kgo_pstat_fields) * sizeof(u64) !=
+		     offsetof(struct kgo_pstats, latency));
+
+	/* p->m changes hands under the lock; holding it keeps the M alive. */
+	spin_lock_irq(&sched->lock);
+	for (i = 0; i < sched->nprocs; i++) {
+		struct kgo_p *p = sched->allp[i];
+		struct kgo_g *next = READ_ONCE(p->runnext);
+
+		seq_printf(s, "P%d: cpu=%d status=%s m=%lld schedtick=%u runqsize=%u runnext=%llu gfreecnt=%u",
+			   p->id, p->cpu, kgo_debugfs_pstatus(READ_ONCE(p->status)),
+			   kgo_debugfs_mid(READ_ONCE(p->m)), READ_ONCE(p->schedtick),
+			   kgo_debugfs_runqsize(p), next ? READ_ONCE(next->goid) : 0,
+			   READ_ONCE(p->ngfree));
+		for (f = 0; f < ARRAY_SIZE(kgo_pstat_fields); f++)
+			seq_printf(s, " %s=%llu", kgo_pstat_fields[f].name,
+				   kgo_debugfs_pstat(p, f));
+		seq_putc(s, '\n');
+	}
+	spin_unlock_irq(&sched->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_procs);
+
+/*
+ * Under sched->lock: it keeps allm still; interrupts are off because
+ * kgo_ready() takes the lock from hardirq. seq_printf() does not sleep,
+ * and a short buffer makes seq_file call us again, not block here.
+ */
+static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_m *m;
+
+	spin_lock_irq(&sched->lock);
+	list_for_each_entry(m, &sched->allm, all_node) {
+		struct kgo_p *p = READ_ONCE(m->p);
+		struct kgo_g *g = READ_ONCE(m->curg);
+
+		seq_printf(s, "M%llu: cpu=%d p=%d curg=%llu spinning=%d state=%c\n",
+			   m->id, m->home->cpu, p ? p->id : -1,
+			   g ? READ_ONCE(g->goid) : 0, READ_ONCE(m->spinning),
+			   task_state_to_char(m->task));
+	}
+	spin_unlock_irq(&sched->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_ms);
+
+/*
+ * allg can hold every G struct ever allocated, so the goroutines view
+ * is a seq_file iterator: allg_lock (irq-safe, Gs are allocated in
+ * hardirq too) is held from start to stop, that is for one buffer of
+ * output at a time, never across the copy to userspace. seq_read()
+ * calls start and stop in process context with interrupts on, hence
+ * spin_lock_irq() rather than saving flags in the iterator.
+ */
+static void *kgo_debugfs_goroutines_start(struct seq_file *s, loff_t *pos)
+	__acquires(&kgo_sched.allg_lock)
+{
+	spin_lock_irq(&kgo_sched.allg_lock);
+	return seq_list_start(&kgo_sched.allg, *pos);
+}
+
+static void *kgo_debugfs_goroutines_next(struct seq_file *s, void *v, loff_t *pos)
+{
+	return seq_list_next(v, &kgo_sched.allg, pos);
+}
+
+static void kgo_debugfs_goroutines_stop(struct seq_file *s, void *v)
+	__releases(&kgo_sched.allg_lock)
+{
+	spin_unlock_irq(&kgo_sched.allg_lock);
+}
+
+static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
+{
+	struct kgo_g *g = list_entry(v, struct kgo_g, allg_node);
+	enum kgo_waitreason why = KGO_WAIT_REASON_NONE;
+	u64 now, since;
+	struct kgo_m *m = NULL;
+	const char *st;
+
+	switch (kgo_g_status(g)) {
+	case KGO_G_RUNNABLE:
+		st = "runnable";
+		break;
+	case KGO_G_RUNNING:
+		st = "running";
+		/* Racy: set just after the status, see kgo_execute(). */
+		m = READ_ONCE(g->m);
+		/* Asleep in the kernel, its M with it (Go's _Gsyscall). */
+		if (m && (READ_ONCE(m->insyscall) || READ_ONCE(m->blocking)))
+			st = "syscall";
+		break;
+	case KGO_G_WAITING:
+		st = "waiting";
+		/* Only meaningful while waiting: left stale after. */
+		why = READ_ONCE(g->waitreason);
+		break;
+	default:	/* IDLE or DEAD: not a goroutine right now */
+		return 0;
+	}
+	/* since may move past our now on another CPU: clamp at zero. */
+	since = READ_ONCE(g->since);
+	now = ktime_get_mono_fast_ns();
+	seq_printf(s, "G%llu: status=%s waitreason=\"%s\" for_ns=%llu m=%lld\n",
+		   READ_ONCE(g->goid), st, kgo_waitreason_str(why),
+		   now > since ? now - since : 0, kgo_debugfs_mid(m));
+	return 0;
+}
+
+static const struct seq_operations kgo_debugfs_goroutines_sops = {
+	.start	= kgo_debugfs_goroutines_start,
+	.next	= kgo_debugfs_goroutines_next,
+	.stop	= kgo_debugfs_goroutines_stop,
+	.show	= kgo_debugfs_goroutines_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kgo_debugfs_goroutines);
+
+/**
+ * kgo_debugfs_init() - create /sys/kernel/debug/kgo and its files
+ *
+ * Context: module init, after kgo_sched_init().
+ * Return: 0, also when debugfs is not there: the views are optional.
+ */
+int kgo_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("kgo", NULL);
+
+	if (IS_ERR(dir)) {
+		pr_debug("no debugfs views: %pe\n", dir);
+		return 0;
+	}
+	/* Failures here only lose a file; debugfs wants them ignored. */
+	debugfs_create_file("sched", 0444, dir, NULL, &kgo_debugfs_sched_fops);
+	debugfs_create_file("procs", 0444, dir, NULL, &kgo_debugfs_procs_fops);
+	debugfs_create_file("ms", 0444, dir, NULL, &kgo_debugfs_ms_fops);
+	debugfs_create_file("goroutines", 0444, dir, NULL,
+			    &kgo_debugfs_goroutines_fops);
+	kgo_debugfs_root = dir;
+	return 0;
+}
+
+/**
+ * kgo_debugfs_exit() - remove what kgo_debugfs_init() created
+ *
+ * Waits for reads in flight; a file still open afterwards reads as
+ * -EIO. Context: module exit, before kgo_sched_exit() frees the Ms and
+ * Ps these files look at.
+ */
+void kgo_debugfs_exit(void)
+{
+	debugfs_remove(kgo_debugfs_root);
+	kgo_debugfs_root = NULL;
+}

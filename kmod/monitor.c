@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The monitor: Go's sysmon, one kthread that holds no P.
+ *
+ * Every tick it looks at each P:
+ *  - a P whose M has slept in the kernel for handoff_us is handed off
+ *    (kgo_retake(), block.c);
+ *  - a P that has run the same time slice (the same schedtick) for
+ *    slice_ms has its running G marked: the G yields at its next kgo
+ *    call (kgo_preempt_point(), a blocking channel operation, ...).
+ *    kgo cannot stop a G between two kgo calls, as Go 1.14+ can with a
+ *    signal: a G that never calls kgo runs to its end.
+ *  - with CONFIG_PREEMPT_NOTIFIERS off, nothing marks a blocked M
+ *    (block.c); a P whose M sleeps with Gs queued gets a spinning M
+ *    woken to steal them.
+ * and once a second it stops Ms that have been idle for m_idle_ms,
+ * keeping one per CPU.
+ *
+ * The tick starts at 20 us and doubles after 50 idle ticks, up to 10 ms,
+ * as in Go. With every P idle the monitor sleeps until a P gets busy
+ * (kgo_pidleget() wakes it), so an idle kgo costs no CPU.
+ */
+
+#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+
+#include "block.h"
+#include "g.h"
+#include "m.h"
+#include "monitor.h"
+#include "proc.h"
+#include "runq.h"
+#include "sched.h"
+
+#define KGO_MON_MIN_US		20
+#define KGO_MON_MAX_US		10000
+#define KGO_MON_IDLE_TICKS	50
+#define KGO_MON_KICK_US		200	/* ticks slower than this get kicked */
+
+static unsigned int slice_ms = 10;
+module_param(slice_ms, uint, 0444);
+MODULE_PARM_DESC(slice_ms, "A goroutine running this long is preempted at its next kgo call (1-10000)");
+
+static unsigned int handoff_us = 20;
+module_param(handoff_us, uint, 0444);
+MODULE_PARM_DESC(handoff_us, "A P whose M has blocked this long goes to another M (1-1000000)");
+
+unsigned int kgo_max_ms = 64;
+module_param_named(max_ms_per_cpu, kgo_max_ms, uint, 0444);
+MODULE_PARM_DESC(max_ms_per_cpu, "Most Ms (kthreads) per CPU, for handoffs (2-10000)");
+
+static unsigned int m_idle_ms = 5000;
+module_param(m_idle_ms, uint, 0444);
+MODULE_PARM_DESC(m_idle_ms, "Stop an idle M after this long, keeping one per CPU (10-3600000)");
+
+int kgo_monitor_check_params(void)
+{
+	if (slice_ms < 1 || slice_ms > 10000) {
+		pr_err("slice_ms=%u: must be 1 to 10000\n", slice_ms);
+		return -EINVAL;
+	}
+	if (handoff_us < 1 || handoff_us > 1000000) {
+		pr_err("handoff_us=%u: must be 1 to 1000000\n", handoff_us);
+		return -EINVAL;
+	}
+	if (kgo_max_ms < 2 || kgo_max_ms > 10000) {
+		pr_err("max_ms_per_cpu=%u: must be 2 to 10000\n", kgo_max_ms);
+		return -EINVAL;
+	}
+	if (m_idle_ms < 10 || m_idle_ms > 3600000) {
+		pr_err("m_idle_ms=%u: must be 10 to 3600000\n", m_idle_ms);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Marks the G running on @p if it has had the same slice too long. */
+static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
+{
+	u32 tick = READ_ONCE(p->schedtick);
+	struct kgo_m *m;
+	struct kgo_g *g;
+
+	if (p->mon_schedtick != tick) {
+		p->mon_schedtick = tick;
+		WRITE_ONCE(p->mon_schedwhen, now);
+		return false;
+	}
+	if (now < p->mon_schedwhen + (u64)slice_ms * NSEC_PER_MSEC)
+		return false;
+	/*
+	 * Racy, as in Go's preemptone(): the G may have just switched out,
+	 * and then another one gets a spurious early yield. Ms are freed
+	 * only by this thread and Gs only at unload, so the reads are safe.
+	 */
+	m = READ_ONCE(p->m);
+	g = m ? READ_ONCE(m->curg) : NULL;
+	if (!g || READ_ONCE(g->preempt))
+		return false;
+	WRITE_ONCE(g->preempt, true);
+	return true;
+}
+
+/* Without a notifier: call thieves to a P whose M sleeps with Gs queued. */
+static bool kgo_monitor_call_thieves(struct kgo_p *p, u64 now)
+{
+	struct kgo_m *m;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS) || kgo_runqempty(p) ||
+	    now < READ_ONCE(p->mon_schedwhen) + (u64)handoff_us * NSEC_PER_USEC)
+		return false;
+	m = READ_ONCE(p->m);
+	if (!m || task_is_running(m->task))
+		return false;
+	kgo_wakep();
+	return true;
+}
+
+/* One look at every P; returns whether anything was done. */
+static bool kgo_monitor_tick(struct kgo_sched *sched)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	bool acted = false;
+	int i;
+
+	for (i = 0; i < sched->nprocs; i++) {
+		struct kgo_p *p = sched->allp[i];
+
+		switch (READ_ONCE(p->status)) {
+		case KGO_P_SYSCALL:
+			acted |= kgo_retake(sched, p, now,
+					    (u64)handoff_us * NSEC_PER_USEC);
+			break;
+		case KGO_P_RUNNING:
+			acted |= kgo_monitor_preempt(p, now);
+			acted |= kgo_monitor_call_thieves(p, now);
+			break;
+		default:
+			break;
+		}
+	}
+	return acted;
+}
+
+/*
+ * Stops the Ms that have been idle for m_idle_ms, keeping the most
+ * recently parked one of each CPU. Returns whether any idle M is left
+ * that may expire later.
+ */
+static bool kgo_monitor_reap(struct kgo_sched *sched)
+{
+	u64 now = ktime_get_ns(), ttl = (u64)m_idle_ms * NSEC_PER_MSEC;
+	struct kgo_m *m, *tmp;
+	bool more = false;
+	LIST_HEAD(dead);
+	int i;
+
+	spin_lock_irq(&sched->lock);
+	for (i = 0; i < sched->nprocs; i++) {
+		struct kgo_p *p = sched->allp[i];
+
+		/* midle is newest first: the oldest is at the tail. */
+		while (p->nmidle > 1) {
+			m = list_last_entry(&p->midle, struct kgo_m, idle_node);
+			if (now < m->idle_since + ttl) {
+				more = true;
+				break;
+			}
+			list_del_init(&m->idle_node);
+			p->nmidle--;
+			p->mcount--;
+			sched->mcount--;
+			list_move(&m->all_node, &dead);
+			kgo_m_wake(m, NULL, false);	/* makes it exit */
+		}
+	}
+	spin_unlock_irq(&sched->lock);
+
+	list_for_each_entry_safe(m, tmp, &dead, all_node) {
+		kthread_stop(m->task);
+		put_task_struct(m->task);
+		kfree(m);
+	}
+	return more;
+}
+
+/*
+ * Sleeps while every P is idle and nothing else is due: until
+ * kgo_pidleget() wakes us, or a second if idle Ms may expire.
+ * Returns whether it slept.
+ */
+static bool kgo_monitor_idle(struct kgo_sched *sched, bool reap_due)
+{
+	spin_lock_irq(&sched->lock);
+	if (atomic_read(&sched->npidle) != sched->gomaxprocs) {
+		spin_unlock_irq(&sched->lock);
+		return false;
+	}
+	sched->monitor_waiting = true;
+	set_current_state(TASK_IDLE);
+	spin_unlock_irq(&sched->lock);
+	if (!kthread_should_stop())
+		schedule_timeout(reap_due ? HZ : MAX_SCHEDULE_TIMEOUT);
+	__set_current_state(TASK_RUNNING);
+
+	spin_lock_irq(&sched->lock);
+	sched->monitor_waiting = false;
+	spin_unlock_irq(&sched->lock);
+	return true;
+}
+
+/*
+ * An M just blocked while the monitor ticks slowly (block.c): wake it,
+ * so that the handoff waits for handoff_us, not for a 10 ms tick.
+ */
+static void kgo_monitor_kick_fn(struct irq_work *work)
+{
+	struct kgo_sched *sched = &kgo_sched;
+
+	WRITE_ONCE(sched->monitor_kicked, true);
+	wake_up_process(sched->monitor);
+}
+
+static DEFINE_IRQ_WORK(kgo_monitor_kick_work, kgo_monitor_kick_fn);
+
+/* Context: any, sched_out under the rq lock included. */
+void kgo_monitor_kick(void)
+{
+	if (READ_ONCE(kgo_sched.monitor_delay_us) > KGO_MON_KICK_US)
+		irq_work_queue(&kgo_monitor_kick_work);
+}
+
+/*
+ * Sleeps about @us, less if kicked or stopped. TASK_IDLE: the monitor is
+ * not load (usleep_range() would count, and would not wake early).
+ */
+static void kgo_monitor_sleep(unsigned int us)
+{
+	ktime_t t = ns_to_ktime((u64)us * NSEC_PER_USEC);
+
+	set_current_state(TASK_IDLE);
+	if (!kthread_should_stop() && !READ_ONCE(kgo_sched.monitor_kicked))
+		schedule_hrtimeout_range(&t, us * NSEC_PER_USEC / 2, HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+}
+
+static int kgo_monitor_main(void *arg)
+{
+	struct kgo_sched *sched = arg;
+	unsigned int idle = 0, delay = KGO_MON_MIN_US;
+	unsigned long next_reap = jiffies + HZ;
+	bool reap_due = true;
+
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(sched->monitor_kicked)) {
+			WRITE_ONCE(sched->monitor_kicked, false);
+			idle = 0;
+		}
+		if (!idle)
+			delay = KGO_MON_MIN_US;
+		else if (idle > KGO_MON_IDLE_TICKS)
+			delay = min(delay * 2, KGO_MON_MAX_US);
+		WRITE_ONCE(sched->monitor_delay_us, delay);
+		kgo_monitor_sleep(delay);
+
+		if (time_after(jiffies, next_reap)) {
+			reap_due = kgo_monitor_reap(sched);
+			next_reap = jiffies + HZ;
+		}
+		if (kgo_monitor_tick(sched)) {
+			idle = 0;
+			continue;
+		}
+		idle++;
+		if (idle > KGO_MON_IDLE_TICKS && kgo_monitor_idle(sched, reap_due))
+			idle = 0;
+	}
+	return 0;
+}
+
+int kgo_monitor_init(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct task_struct *t;
+
+	t = kthread_create(kgo_monitor_main, sched, "kgo/monitor");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	sched->monitor = t;
+	wake_up_process(t);
+	return 0;
+}
+
+void kgo_monitor_exit(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+
+	kthread_stop(sched->monitor);
+	irq_work_sync(&kgo_monitor_kick_work);
+	/* No more wake-ups from kgo_pidleget(). */
+	spin_lock_irqsave(&sched->lock, flags);
+	sched->monitor_waiting = false;
+	spin_unlock_irqrestore(&sched->lock, flags);
+	put_task_struct(sched->monitor);
+	sched->monitor = NULL;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_block: goroutines that block in the kernel, on one P
+ * (kgo_gomaxprocs(1)) so that no other P can hide a stalled one by
+ * stealing.
+ *  - a goroutine in msleep(100) does not stop the other goroutines of
+ *    its P: they make progress during the sleep, and the handoff latency
+ *    (block to the P running again) is measured;
+ *  - the same with kgo_block_begin/end, which hands off at once;
+ *  - kgo_gomaxprocs() stops and restarts Ps with goroutines queued;
+ *  - Ms made for handoffs are stopped once idle, one per CPU kept.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include <kgo.h>
+#include "proc.h"
+#include "sched.h"
+#include "tests/run_g.h"
+
+#define LONG_MS		60000
+#define MS		((u64)NSEC_PER_MSEC)
+
+struct blk_ctx {
+	bool annotate;		/* use kgo_block_begin/end */
+	unsigned int sleep_ms;
+	atomic_long_t progress;
+	long at_start, at_end;	/* progress when the block began and ended */
+	u64 block_start, block_end;
+	u64 first_after;	/* first worker step after the block began */
+	bool blocking, stop;
+	struct kgo_waitgroup wg;
+};
+
+static void blk_worker(void *arg)
+{
+	struct blk_ctx *x = arg;
+
+	while (!READ_ONCE(x->stop)) {
+		if (READ_ONCE(x->blocking) && !READ_ONCE(x->first_after))
+			WRITE_ONCE(x->first_after, ktime_get_ns());
+		atomic_long_inc(&x->progress);
+		kgo_yield();
+	}
+	kgo_wg_done(&x->wg);
+}
+
+static void blk_blocker(void *arg)
+{
+	struct blk_ctx *x = arg;
+
+	/*
+	 * Warm up: the first handoff of a boot creates an M, which takes
+	 * milliseconds; measure the steady state, with a spare M parked.
+	 * The yield gives up the M that lost its P here.
+	 */
+	if (x->annotate)
+		kgo_block_begin();
+	msleep(20);
+	if (x->annotate)
+		kgo_block_end();
+	kgo_yield();
+	/* Let the workers get going first. */
+	while (atomic_long_read(&x->progress) < 100)
+		kgo_yield();
+	x->at_start = atomic_long_read(&x->progress);
+	x->block_start = ktime_get_ns();
+	WRITE_ONCE(x->blocking, true);
+	if (x->annotate)
+		kgo_block_begin();
+	msleep(x->sleep_ms);
+	if (x->annotate)
+		kgo_block_end();
+	WRITE_ONCE(x->blocking, false);
+	x->block_end = ktime_get_ns();
+	x->at_end = atomic_long_read(&x->progress);
+	WRITE_ONCE(x->stop, true);
+	kgo_wg_done(&x->wg);
+}
+
+static void blk_run(struct kunit *test, struct blk_ctx *x)
+{
+	u64 handoffs = KGO_TEST_PSTAT(handoffs);
+	int prev = kgo_gomaxprocs(1), i;
+
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 3);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(blk_worker, x, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_GT(test, kgo_go(blk_blocker, x, GFP_KERNEL), 0LL);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	kgo_gomaxprocs(prev);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+
+	/* The P's other goroutines ran while the blocker slept. */
+	KUNIT_EXPECT_GT(test, x->at_end - x->at_start, 0L);
+	KUNIT_EXPECT_GT(test, x->first_after, 0ULL);
+	KUNIT_EXPECT_LT(test, x->first_after, x->block_end);
+	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(handoffs), handoffs);
+	pr_info("%s: handoff after %llu us; %ld worker steps during a %u ms block\n",
+		x->annotate ? "kgo_block_begin" : "msleep",
+		(x->first_after - x->block_start) / 1000,
+		x->at_end - x->at_start, x->sleep_ms);
+}
+
+static void kgo_block_msleep_test(struct kunit *test)
+{
+	struct blk_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->sleep_ms = 100;
+	blk_run(test, x);
+}
+
+static void kgo_block_annotated_test(struct kunit *test)
+{
+	struct blk_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->annotate = true;
+	x->sleep_ms = 50;
+	blk_run(test, x);
+}
+
+/* --- Spare Ms: made for handoffs, stopped once idle ----------------- */
+
+#define SLEEPERS	8
+
+static void reap_sleeper(void *arg)
+{
+	struct kgo_waitgroup *wg = arg;
+
+	/* Each hands its P off at once: the next one needs a new M. */
+	kgo_block_begin();
+	msleep(100);
+	kgo_block_end();
+	kgo_wg_done(wg);
+}
+
+static void kgo_block_reap_test(struct kunit *test)
+{
+	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
+	struct kgo_sched_snap s;
+	unsigned int peak;
+	unsigned long end;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, wg);
+	kgo_wg_init(wg);
+	kgo_wg_add(wg, SLEEPERS);
+	for (i = 0; i < SLEEPERS; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(reap_sleeper, wg, GFP_KERNEL), 0LL);
+	msleep(50);
+	kgo_sched_snapshot(&s);
+	peak = s.mcount;
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, LONG_MS * MS), 0);
+	/* More Ms than Ps while they slept... */
+	KUNIT_EXPECT_GT(test, peak, (unsigned int)kgo_sched.nprocs);
+	/* ...and one per CPU again once m_idle_ms (5 s) has passed. */
+	end = jiffies + msecs_to_jiffies(LONG_MS);
+	do {
+		msleep(500);
+		kgo_sched_snapshot(&s);
+	} while (s.mcount > kgo_sched.nprocs && time_before(jiffies, end));
+	KUNIT_EXPECT_LE(test, s.mcount, (unsigned int)kgo_sched.nprocs);
+	pr_info("Ms: %u while %d goroutines slept in the kernel, %u after\n",
+		peak, SLEEPERS, s.mcount);
+}
+
+/* --- kgo_gomaxprocs ------------------------------------------------ */
+
+#define PROCS_GS	2000
+
+struct procs_ctx {
+	atomic_t ran;
+	struct kgo_waitgroup wg;
+};
+
+static void procs_body(void *arg)
+{
+	struct procs_ctx *x = arg;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		kgo_yield();
+	atomic_inc(&x->ran);
+	kgo_wg_done(&x->wg);
+}
+
+static void kgo_block_gomaxprocs_test(struct kunit *test)
+{
+	struct procs_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int all = kgo_gomaxprocs(0), i, offline = 0;
+	struct kgo_sched_snap s;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_GE(test, all, 1);
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, PROCS_GS);
+	/* Change the Ps while goroutines are queued and yielding. */
+	for (i = 0; i < PROCS_GS; i++) {
+		KUNIT_ASSERT_GT(test, kgo_go(procs_body, x, GFP_KERNEL), 0LL);
+		if (i == PROCS_GS / 2)
+			KUNIT_EXPECT_EQ(test, kgo_gomaxprocs(1), all);
+	}
+	KUNIT_EXPECT_EQ(test, kgo_gomaxprocs(0), 1);
+	kgo_sched_snapshot(&s);
+	KUNIT_EXPECT_EQ(test, s.nprocs, 1);
+	for (i = 0; i < kgo_sched.nprocs; i++)
+		offline += READ_ONCE(kgo_sched.allp[i]->status) == KGO_P_OFFLINE;
+	KUNIT_EXPECT_EQ(test, offline, kgo_sched.nprocs - 1);
+	KUNIT_EXPECT_EQ(test, kgo_gomaxprocs(all), 1);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->ran), PROCS_GS);
+	KUNIT_EXPECT_EQ(test, kgo_gomaxprocs(0), all);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
+static struct kunit_case kgo_block_cases[] = {
+	KUNIT_CASE(kgo_block_msleep_test),
+	KUNIT_CASE(kgo_block_annotated_test),
+	KUNIT_CASE(kgo_block_gomaxprocs_test),
+	KUNIT_CASE(kgo_block_reap_test),
+	{}
+};
+
+static struct kunit_suite kgo_block_suite = {
+	.name = "kgo_block",
+	.test_cases = kgo_block_cases,
+};
+
+kunit_test_suite(kgo_block_suite);

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kgo_preempt: the monitor's time slices, on one P (kgo_gomaxprocs(1)),
+ * where nothing can be stolen and only preemption lets a second
+ * goroutine run.
+ *  - a goroutine spinning through kgo_preempt_point() is preempted once
+ *    its slice is over; one spinning without any kgo call is not;
+ *  - Go's TestPingPongHog: a "hog" pair and a "light" pair of
+ *    goroutines, each pair handing a token back and forth through
+ *    runnext, both make progress.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/slab.h>
+
+#include <kgo.h>
+#include "proc.h"
+#include "sched.h"
+#include "tests/run_g.h"
+
+#define LONG_MS		60000
+#define MS		((u64)NSEC_PER_MSEC)
+
+struct spin_ctx {
+	bool use_kgo;		/* call kgo_preempt_point() while spinning */
+	u64 spin_ns;
+	u64 start, end;		/* the spinner's */
+	u64 other_ran;		/* when the second goroutine ran */
+	struct kgo_waitgroup wg;
+};
+
+static void spin_other(void *arg)
+{
+	struct spin_ctx *x = arg;
+
+	WRITE_ONCE(x->other_ran, ktime_get_ns());
+	kgo_wg_done(&x->wg);
+}
+
+static void spin_body(void *arg)
+{
+	struct spin_ctx *x = arg;
+
+	kgo_wg_add(&x->wg, 1);
+	/* From a goroutine: to runnext, so it runs the moment we stop. */
+	if (kgo_go(spin_other, x, GFP_KERNEL) < 0)
+		kgo_wg_done(&x->wg);
+	x->start = ktime_get_ns();
+	while (ktime_get_ns() - x->start < x->spin_ns) {
+		if (x->use_kgo)
+			kgo_preempt_point();
+		cpu_relax();
+	}
+	x->end = ktime_get_ns();
+	kgo_wg_done(&x->wg);
+}
+
+static void spin_run(struct kunit *test, struct spin_ctx *x)
+{
+	int prev = kgo_gomaxprocs(1);
+
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 1);
+	KUNIT_ASSERT_GT(test, kgo_go(spin_body, x, GFP_KERNEL), 0LL);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	kgo_gomaxprocs(prev);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
+static void kgo_preempt_spin_test(struct kunit *test)
+{
+	struct spin_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	u64 before = KGO_TEST_PSTAT(preempts);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->use_kgo = true;
+	x->spin_ns = 2000 * MS;	/* ends early if preemption fails */
+	spin_run(test, x);
+	/* The other one ran while we spun, after one slice at least. */
+	KUNIT_EXPECT_GT(test, x->other_ran, 0ULL);
+	KUNIT_EXPECT_LT(test, x->other_ran, x->end);
+	KUNIT_EXPECT_GE(test, x->other_ran - x->start, 5 * MS);
+	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(preempts), before);
+	pr_info("spinning goroutine preempted after %llu us\n",
+		(x->other_ran - x->start) / 1000);
+}
+
+static void kgo_preempt_needs_call_test(struct kunit *test)
+{
+	struct spin_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->use_kgo = false;
+	x->spin_ns = 40 * MS;
+	spin_run(test, x);
+	/* No kgo call: nothing can stop it; the other one runs after. */
+	KUNIT_EXPECT_GE(test, x->other_ran, x->end);
+}
+
+/* --- Go's TestPingPongHog ------------------------------------------ */
+
+struct hog_ctx {
+	struct kgo_chan *done, *hog, *light;
+	long hog_count, light_count;
+	struct kgo_waitgroup wg;
+};
+
+struct hog_player {
+	struct hog_ctx *x;
+	struct kgo_chan *wake;
+	long *counter;
+	long limit;
+};
+
+static void hog_run(void *arg)
+{
+	struct hog_player *pl = arg;
+	struct hog_ctx *x = pl->x;
+	bool v;
+	struct kgo_select_case cs[2] = {
+		{ .chan = x->done, .dir = KGO_SELECT_RECV, .elem = &v },
+		{ .chan = pl->wake, .dir = KGO_SELECT_RECV, .elem = &v },
+	};
+	long i;
+
+	while (kgo_select(cs, 2, KGO_FOREVER) == 1) {
+		/* As Go's *counter++: a load and a store each time. */
+		for (i = 0; i < pl->limit; i++)
+			WRITE_ONCE(*pl->counter, READ_ONCE(*pl->counter) + 1);
+		v = true;
+		if (kgo_chan_send(pl->wake, &v, KGO_FOREVER))
+			break;
+	}
+	kgo_wg_done(&x->wg);
+}
+
+static void kgo_preempt_pingpong_hog_test(struct kunit *test)
+{
+	struct hog_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct hog_player *pl = kunit_kcalloc(test, 4, sizeof(*pl), GFP_KERNEL);
+	bool v = true, ok;
+	long hog, light;
+	int prev, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_NOT_NULL(test, pl);
+	x->done = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
+	x->hog = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
+	x->light = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->done));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->hog));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->light));
+	kgo_wg_init(&x->wg);
+
+	prev = kgo_gomaxprocs(1);
+	for (i = 0; i < 4; i++) {
+		bool is_hog = i < 2;
+
+		pl[i] = (struct hog_player){
+			.x = x,
+			.wake = is_hog ? x->hog : x->light,
+			.counter = is_hog ? &x->hog_count : &x->light_count,
+			.limit = is_hog ? 1000000 : 1000,
+		};
+		kgo_wg_add(&x->wg, 1);
+		KUNIT_ASSERT_GT(test, kgo_go(hog_run, &pl[i], GFP_KERNEL), 0LL);
+	}
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->hog, &v, 10000 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->light, &v, 10000 * MS), 0);
+	msleep(100);
+	kgo_chan_close(x->done);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->hog, &v, &ok, 10000 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->light, &v, &ok, 10000 * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	kgo_gomaxprocs(prev);
+
+	hog = READ_ONCE(x->hog_count);
+	light = READ_ONCE(x->light_count);
+	pr_info("ping-pong hog: hog %ld, light %ld\n", hog, light);
+	KUNIT_ASSERT_GT(test, hog, 0L);
+	KUNIT_ASSERT_GT(test, light, 0L);
+	/* Go's bound, with Go's integer division. */
+	KUNIT_EXPECT_LE(test, hog / light, 20L);
+	KUNIT_EXPECT_LE(test, light / hog, 20L);
+
+	kgo_chan_destroy(x->done);
+	kgo_chan_destroy(x->hog);
+	kgo_chan_destroy(x->light);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
+static struct kunit_case kgo_preempt_cases[] = {
+	KUNIT_CASE(kgo_preempt_spin_test),
+	KUNIT_CASE(kgo_preempt_needs_call_test),
+	KUNIT_CASE(kgo_preempt_pingpong_hog_test),
+	{}
+};
+
+static struct kunit_suite kgo_preempt_suite = {
+	.name = "kgo_preempt",
+	.test_cases = kgo_preempt_cases,
+};
+
+kunit_test_suite(kgo_preempt_suite);

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kgo's tracepoints: /sys/kernel/tracing/events/kgo/, perf and
+ * trace-cmd (-e kgo). They follow a goroutine through its life (create,
+ * ready, start, park, end) and record the scheduler's decisions that
+ * move work or threads around (steal, M park and wake, handoff,
+ * preemption). Every field is an integer, so that recording stays
+ * cheap and the binary format needs no string copies.
+ *
+ * A P field of -1 means the event came from outside any goroutine
+ * (a thread that is not an M, or interrupt context).
+ *
+ * This header is read several times (TRACE_HEADER_MULTI_READ): once
+ * normally and again by define_trace.h, from trace.c only, to emit the
+ * tracepoints' code. It is found there through TRACE_INCLUDE_PATH ".",
+ * which the -I$(src) of trace.o in Kbuild resolves.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM kgo
+
+#if !defined(_KGO_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _KGO_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "g.h"
+
+/* Userspace decoders (perf, trace-cmd) see the numbers, not the names. */
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_NONE);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_PARK);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_CHAN_SEND);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_CHAN_RECV);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SELECT);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SLEEP);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_WAITGROUP);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_MUTEX);
+
+/* The same words as kgo_waitreason_str() (g.c), for the same values. */
+#define kgo_show_waitreason(r)						\
+	__print_symbolic(r,						\
+			 { KGO_WAIT_REASON_NONE,	"" },		\
+			 { KGO_WAIT_REASON_PARK,	"park" },	\
+			 { KGO_WAIT_REASON_CHAN_SEND,	"chan send" },	\
+			 { KGO_WAIT_REASON_CHAN_RECV,	"chan receive" }, \
+			 { KGO_WAIT_REASON_SELECT,	"select" },	\
+			 { KGO_WAIT_REASON_SLEEP,	"sleep" },	\
+			 { KGO_WAIT_REASON_WAITGROUP,	"waitgroup" },	\
+			 { KGO_WAIT_REASON_MUTEX,	"mutex" })
+
+/* A goroutine and the P where something happened to it. */
+DECLARE_EVENT_CLASS(kgo_g_class,
+		    TP_PROTO(u64 goid, int p),
+		    TP_ARGS(goid, p),
+		    TP_STRUCT__entry(__field(u64, goid)
+				     __field(int, p)),
+		    TP_fast_assign(__entry->goid = goid;
+				   __entry->p = p;),
+		    TP_printk("goid=%llu p=%d", __entry->goid, __entry->p)
+);
+
+/* @p: the spawner's P, -1 when spawned from outside a goroutine. */
+DEFINE_EVENT(kgo_g_class, kgo_g_create,
+	     TP_PROTO(u64 goid, int p),
+	     TP_ARGS(goid, p)
+);
+
+/* The goroutine exited on @p. */
+DEFINE_EVENT(kgo_g_class, kgo_g_end,
+	     TP_PROTO(u64 goid, int p),
+	     TP_ARGS(goid, p)
+);
+
+/* Made runnable; @p: the readier's P, -1 from outside a goroutine. */
+DEFINE_EVENT(kgo_g_class, kgo_g_ready,
+	     TP_PROTO(u64 goid, int p),
+	     TP_ARGS(goid, p)
+);
+
+/* A G starts or resumes on @p after @wait_ns runnable. */
+TRACE_EVENT(kgo_g_start,
+	    TP_PROTO(u64 goid, int p, u64 wait_ns),
+	    TP_ARGS(goid, p, wait_ns),
+	    TP_STRUCT__entry(__field(u64, goid)
+			     __field(u64, wait_ns)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->goid = goid;
+			   __entry->wait_ns = wait_ns;
+			   __entry->p = p;),
+	    TP_printk("goid=%llu p=%d wait_ns=%llu",
+		      __entry->goid, __entry->p, __entry->wait_ns)
+);
+
+/*
+ * A G parked on @p; @reason is an enum kgo_waitreason. Single quotes:
+ * the format file repeats this format inside double quotes unescaped,
+ * and double quotes in it would end the string for perf's parser.
+ */
+TRACE_EVENT(kgo_g_park,
+	    TP_PROTO(u64 goid, int p, u8 reason),
+	    TP_ARGS(goid, p, reason),
+	    TP_STRUCT__entry(__field(u64, goid)
+			     __field(int, p)
+			     __field(u8, reason)),
+	    TP_fast_assign(__entry->goid = goid;
+			   __entry->p = p;
+			   __entry->reason = reason;),
+	    TP_printk("goid=%llu p=%d reason='%s'", __entry->goid, __entry->p,
+		      kgo_show_waitreason(__entry->reason))
+);
+
+/* P @p took @n Gs from the run queue of P @victim. */
+TRACE_EVENT(kgo_steal,
+	    TP_PROTO(int p, int victim, u32 n),
+	    TP_ARGS(p, victim, n),
+	    TP_STRUCT__entry(__field(int, p)
+			     __field(int, victim)
+			     __field(u32, n)),
+	    TP_fast_assign(__entry->p = p;
+			   __entry->victim = victim;
+			   __entry->n = n;),
+	    TP_printk("p=%d victim=%d n=%u", __entry->p, __entry->victim, __entry->n)
+);
+
+/* M @mid, bound to @cpu, goes to sleep without a P. */
+TRACE_EVENT(kgo_m_park,
+	    TP_PROTO(u64 mid, int cpu),
+	    TP_ARGS(mid, cpu),
+	    TP_STRUCT__entry(__field(u64, mid)
+			     __field(int, cpu)),
+	    TP_fast_assign(__entry->mid = mid;
+			   __entry->cpu = cpu;),
+	    TP_printk("mid=%llu cpu=%d", __entry->mid, __entry->cpu)
+);
+
+/* M @mid, bound to @cpu, is woken to run P @p. */
+TRACE_EVENT(kgo_m_wake,
+	    TP_PROTO(u64 mid, int cpu, int p),
+	    TP_ARGS(mid, cpu, p),
+	    TP_STRUCT__entry(__field(u64, mid)
+			     __field(int, cpu)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->mid = mid;
+			   __entry->cpu = cpu;
+			   __entry->p = p;),
+	    TP_printk("mid=%llu cpu=%d p=%d", __entry->mid, __entry->cpu, __entry->p)
+);
+
+/*
+ * P @p was retaken from M @mid, blocked in the kernel for @blocked_ns
+ * while it ran goroutine @goid, and handed to another M.
+ */
+TRACE_EVENT(kgo_handoff,
+	    TP_PROTO(int p, u64 mid, u64 goid, u64 blocked_ns),
+	    TP_ARGS(p, mid, goid, blocked_ns),
+	    TP_STRUCT__entry(__field(u64, mid)
+			     __field(u64, goid)
+			     __field(u64, blocked_ns)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->mid = mid;
+			   __entry->goid = goid;
+			   __entry->blocked_ns = blocked_ns;
+			   __entry->p = p;),
+	    TP_printk("p=%d mid=%llu goid=%llu blocked_ns=%llu",
+		      __entry->p, __entry->mid, __entry->goid, __entry->blocked_ns)
+);
+
+/* Goroutine @goid was preempted on @p at a kgo call after @ran_ns in one slice. */
+TRACE_EVENT(kgo_preempt,
+	    TP_PROTO(u64 goid, int p, u64 ran_ns),
+	    TP_ARGS(goid, p, ran_ns),
+	    TP_STRUCT__entry(__field(u64, goid)
+			     __field(u64, ran_ns)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->goid = goid;
+			   __entry->ran_ns = ran_ns;
+			   __entry->p = p;),
+	    TP_printk("goid=%llu p=%d ran_ns=%llu",
+		      __entry->goid, __entry->p, __entry->ran_ns)
+);
+
+#endif /* _KGO_TRACE_H */
+
+/* Outside the guard: define_trace.h must see this on every read. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
