@@ -150,14 +150,12 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
 
 /*
  * Stops the Ms that have been idle for m_idle_ms, keeping the most
- * recently parked one of each CPU. Returns whether any idle M is left
- * that may expire later.
+ * recently parked one of each CPU.
  */
-static bool kgo_monitor_reap(struct kgo_sched *sched)
+static void kgo_monitor_reap(struct kgo_sched *sched)
 {
 	u64 now = ktime_get_ns(), ttl = (u64)m_idle_ms * NSEC_PER_MSEC;
 	struct kgo_m *m, *tmp;
-	bool more = false;
 	LIST_HEAD(dead);
 	int i;
 
@@ -168,10 +166,8 @@ static bool kgo_monitor_reap(struct kgo_sched *sched)
 		/* midle is newest first: the oldest is at the tail. */
 		while (p->nmidle > 1) {
 			m = list_last_entry(&p->midle, struct kgo_m, idle_node);
-			if (now < m->idle_since + ttl) {
-				more = true;
+			if (now < m->idle_since + ttl)
 				break;
-			}
 			list_del_init(&m->idle_node);
 			p->nmidle--;
 			p->mcount--;
@@ -187,7 +183,6 @@ static bool kgo_monitor_reap(struct kgo_sched *sched)
 		put_task_struct(m->task);
 		kfree(m);
 	}
-	return more;
 }
 
 /*
@@ -195,18 +190,24 @@ static bool kgo_monitor_reap(struct kgo_sched *sched)
  * kgo_pidleget() wakes us, or a second if idle Ms may expire.
  * Returns whether it slept.
  */
-static bool kgo_monitor_idle(struct kgo_sched *sched, bool reap_due)
+static bool kgo_monitor_idle(struct kgo_sched *sched)
 {
+	bool spare = false;
+	int i;
+
 	spin_lock_irq(&sched->lock);
 	if (atomic_read(&sched->npidle) != sched->gomaxprocs) {
 		spin_unlock_irq(&sched->lock);
 		return false;
 	}
+	/* Ms that kgo_monitor_reap() will stop: wake up for them. */
+	for (i = 0; i < sched->nprocs; i++)
+		spare |= sched->allp[i]->nmidle > 1;
 	sched->monitor_waiting = true;
 	set_current_state(TASK_IDLE);
 	spin_unlock_irq(&sched->lock);
 	if (!kthread_should_stop())
-		schedule_timeout(reap_due ? HZ : MAX_SCHEDULE_TIMEOUT);
+		schedule_timeout(spare ? HZ : MAX_SCHEDULE_TIMEOUT);
 	__set_current_state(TASK_RUNNING);
 
 	spin_lock_irq(&sched->lock);
@@ -255,7 +256,6 @@ static int kgo_monitor_main(void *arg)
 	struct kgo_sched *sched = arg;
 	unsigned int idle = 0, delay = KGO_MON_MIN_US;
 	unsigned long next_reap = jiffies + HZ;
-	bool reap_due = true;
 
 	while (!kthread_should_stop()) {
 		if (READ_ONCE(sched->monitor_kicked)) {
@@ -270,7 +270,7 @@ static int kgo_monitor_main(void *arg)
 		kgo_monitor_sleep(delay);
 
 		if (time_after(jiffies, next_reap)) {
-			reap_due = kgo_monitor_reap(sched);
+			kgo_monitor_reap(sched);
 			next_reap = jiffies + HZ;
 		}
 		if (kgo_monitor_tick(sched)) {
@@ -278,7 +278,7 @@ static int kgo_monitor_main(void *arg)
 			continue;
 		}
 		idle++;
-		if (idle > KGO_MON_IDLE_TICKS && kgo_monitor_idle(sched, reap_due))
+		if (idle > KGO_MON_IDLE_TICKS && kgo_monitor_idle(sched))
 			idle = 0;
 	}
 	return 0;

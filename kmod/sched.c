@@ -90,6 +90,7 @@
 #include "check.h"
 #include "g.h"
 #include "m.h"
+#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
@@ -108,6 +109,9 @@ struct kgo_sched kgo_sched = {
 	.allg = LIST_HEAD_INIT(kgo_sched.allg),
 };
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
+
+/* Each CPU's P, for wake-ups that prefer the CPU they come from. */
+static DEFINE_PER_CPU(struct kgo_p *, kgo_cpu_p);
 
 /* Strides coprime with nprocs: the steal order visits every P once. */
 static unsigned int kgo_coprimes[NR_CPUS];
@@ -194,7 +198,8 @@ static struct kgo_p *kgo_pidleget_spinning(struct kgo_sched *sched,
  *
  * Wakes an idle M of that CPU. With none idle, asks for one: an M of
  * that CPU about to park takes the P instead (kgo_stopm), or else a
- * worker creates a new M. Never sleeps.
+ * worker creates a new M, up to max_ms_per_cpu; past that the P goes
+ * back to the idle list. Never sleeps.
  *
  * Context: sched->lock held.
  */
@@ -208,6 +213,17 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 		list_del_init(&m->idle_node);
 		p->nmidle--;
 		kgo_m_wake(m, p, spinning);
+		return;
+	}
+	/*
+	 * Every M of this CPU is busy or blocked in the kernel, and there
+	 * are as many as max_ms_per_cpu: leave the P idle. The work waits
+	 * for one of them to come back, or for another P.
+	 */
+	if (p->mcount >= kgo_max_ms && !p->mtransit) {
+		if (spinning)
+			atomic_dec(&p->sched->nmspinning);
+		kgo_pidleput(p->sched, p);
 		return;
 	}
 	WARN_ON_ONCE(p->wantm);
@@ -272,7 +288,12 @@ void kgo_wakep(void)
 	if (atomic_read(&sched->nmspinning) || atomic_cmpxchg(&sched->nmspinning, 0, 1))
 		return;
 	spin_lock_irqsave(&sched->lock, flags);
-	p = READ_ONCE(sched->stopping) ? NULL : kgo_pidleget_spinning(sched, NULL);
+	/*
+	 * This CPU's own P first, if idle: work readied from an interrupt
+	 * or a thread here then runs here, without waking another CPU.
+	 */
+	p = READ_ONCE(sched->stopping) ? NULL :
+	    kgo_pidleget_spinning(sched, raw_cpu_read(kgo_cpu_p));
 	if (p)
 		kgo_startm(p, true);
 	else
@@ -851,6 +872,12 @@ void kgo_schedule(struct kgo_m *m)
 		return;
 	kgo_switch_baseline(m);
 	for (;;) {
+		/*
+		 * Goroutines may run back to back for as long as there are
+		 * any: let the kernel run its other tasks (a kthread must,
+		 * where preemption is voluntary; else the watchdog fires).
+		 */
+		cond_resched();
 		/* Its G blocked, its P was handed off, and the G came back. */
 		if (!m->p && !kgo_m_stop_pless(m))
 			break;
@@ -991,6 +1018,7 @@ int kgo_sched_init(void)
 			break;
 		p->status = KGO_P_OFFLINE;
 		INIT_WORK(&p->newm_work, kgo_newm_workfn);
+		per_cpu(kgo_cpu_p, cpu) = p;
 		sched->allp[n++] = p;
 	}
 	sched->nprocs = n;

@@ -41,6 +41,9 @@ void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason)
 	atomic_set(&w->state, KGO_WAIT_WAITING);
 	w->woken = 0;
 	w->timeout_ns = timeout_ns;
+	/* Without a timeout, no timer: the common case stays cheap. */
+	if (timeout_ns == KGO_FOREVER)
+		return;
 	/* HARD: expires in hardirq even on PREEMPT_RT; kgo_ready() may. */
 	hrtimer_init_on_stack(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	w->timer.function = kgo_waiter_timer_fn;
@@ -49,6 +52,8 @@ void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason)
 /* Context: the waiter itself, once it is no longer on any queue. */
 void kgo_waiter_destroy(struct kgo_waiter *w)
 {
+	if (w->timeout_ns == KGO_FOREVER)
+		return;
 	hrtimer_cancel(&w->timer);
 	destroy_hrtimer_on_stack(&w->timer);
 }

@@ -33,7 +33,7 @@ struct kgo_waiter {
 	int woken;			/* a thread may return: see kgo_waiter_wake() */
 	u64 timeout_ns;			/* KGO_FOREVER: none */
 	u8 reason;			/* enum kgo_waitreason */
-	struct hrtimer timer;
+	struct hrtimer timer;		/* only with a timeout */
 };
 
 /*
