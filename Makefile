@@ -5,6 +5,9 @@
 #   make demo         boot the stock kernel in QEMU, load kgo, run kgoctl
 #   make check        every test: KUnit + selftests on the debug kernel,
 #                     selftests on the stock kernel
+#   make bench        boot the stock kernel once: kgo against workqueues,
+#                     kthreads, Go and io_uring; a table, out/bench/*.json,
+#                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny)
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
 #   make tools        tools/kgoctl/kgoctl and the selftest binaries
@@ -51,9 +54,14 @@ check:
 check-harness:
 	@tools/check-harness.sh
 
+bench:
+	@tools/bench/bench.sh
+
 clean:
 	-test -f "$(KDIR)/Makefile" && $(MAKE) -C $(KDIR) M=$(TOP) clean
 	$(MAKE) -C tools/kgoctl clean
 	$(MAKE) -C selftests/kgo clean
+	$(MAKE) -C bench/go clean
+	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install sparse tools style demo check check-harness clean
+.PHONY: all kdir-exists modules install sparse tools style demo check check-harness bench clean

@@ -3,8 +3,9 @@
 #
 # `make check`: builds everything, runs the KUnit suites and the
 # selftests on the debug kernel (KASAN, lockdep, kmemleak,
-# panic_on_warn) and the selftests on the stock kernel, and ends with
-# "N passed, N failed[, N skipped]" summed over every case of both runs.
+# panic_on_warn), the selftests on the stock kernel and a smoke run of
+# make bench (tiny sizes), and ends with
+# "N passed, N failed[, N skipped]" summed over every case of all three.
 # Exits non-zero on any failure, kernel report, leak or timeout.
 set -uo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -27,6 +28,22 @@ for k in debug stock; do
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
+
+# A smoke run of make bench (tiny sizes), so that the benchmarks keep
+# working: each figure it produced is a pass, each error line a failure.
+note "bench smoke: every benchmark once, at tiny sizes"
+brc=0
+KGO_BENCH_SMOKE=1 "$KGO_TOP/tools/bench/bench.sh" >"$KGO_OUT/logs/bench-smoke.log" 2>&1 || brc=1
+runs=$KGO_OUT/bench/runs.jsonl
+p=$(grep -c '"value"' "$runs" 2>/dev/null) || true
+f=$(grep -c '"error"' "$runs" 2>/dev/null) || true
+p=${p:-0} f=${f:-0}
+if [ $brc != 0 ] && [ $f = 0 ]; then
+	f=1	# the VM or the build failed: see the log
+	note "bench smoke failed: $KGO_OUT/logs/bench-smoke.log"
+fi
+note "bench smoke: $p figures, $f failed"
+passed=$((passed + p)) failed=$((failed + f))
 [ $failed = 0 ] || rc=1
 
 note "logs: $KGO_OUT/logs/check-{debug,stock}.{console,results}.log; took $((SECONDS - start)) s"

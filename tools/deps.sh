@@ -9,6 +9,7 @@ pkgs=(
 	qemu-system-x86 busybox-static			# the test VMs
 	linux-image-amd64 linux-headers-amd64		# the stock kernel
 	linux-source-6.1				# the debug kernel, kselftest headers
+	golang-go liburing-dev python3			# make bench: its peers, its report
 )
 
 missing=()

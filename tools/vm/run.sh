@@ -12,7 +12,8 @@
 # ("passed failed skipped"). Exits 0 only if the run passed.
 #
 # Environment: KGO_VM_TIMEOUT (seconds; default 1800 debug, 600 stock),
-# KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM.
+# KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
+# directory whose files go to the VM's /kgo too: make bench's).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -69,6 +70,7 @@ cp "$mods/kmod/kgo.ko" "$root/kgo/"
 [ -f "$mods/kmod/tests/kgo_test.ko" ] && cp "$mods/kmod/tests/kgo_test.ko" "$root/kgo/"
 cp "$bins"/selftests/* "$root/kgo/selftests/"
 cp "$bins/kgoctl" "$root/bin/"
+[ -n "${KGO_VM_EXTRA:-}" ] && cp -r "$KGO_VM_EXTRA"/. "$root/kgo/"
 chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$root.cpio.gz"
 trap 'rm -rf "$root" "$root.cpio.gz"' EXIT

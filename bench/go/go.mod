@@ -1,0 +1,3 @@
+module kgo/bench/go
+
+go 1.19

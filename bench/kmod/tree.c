@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * "tree_allp" and "tree_1p", ms: a fib-style spawn tree. Every node but
+ * the leaves spawns two children one level down and waits for them with
+ * a WaitGroup, as bench/go's tree does; the whole tree runs on all Ps,
+ * then on one.
+ *
+ * A waiting node is a parked goroutine and holds its stack (THREAD_SIZE,
+ * 16 KiB), where Go's would hold a few KiB. kgo runs the tree mostly
+ * depth first (the last child spawned is runnext), but the first
+ * children queue up FIFO, and every one of those that starts holds its
+ * stack until its own subtree is done: a model of one P peaks near
+ * 6,000 live stacks at depth 16 (100 MB) and 74,000 at depth 20
+ * (1.2 GB). Hence depth 14 by default (32767 goroutines, about a second
+ * or two under emulation), for the 1 GiB test VM; scale adds levels
+ * (depth 14 + log2(scale)), tree_depth sets them.
+ *
+ * "tree_steals" is not measured: kgo keeps its per-P counters
+ * (struct kgo_pstats) to itself, and exports nothing that reads them
+ * to other modules. `kgoctl stats` before and after a load with
+ * only=tree_allp shows them.
+ */
+
+#include <linux/ktime.h>
+#include <linux/log2.h>
+
+#include "bench.h"
+
+#define TREE_DEPTH_MAX	24
+
+struct tree_node_arg {
+	unsigned int depth;
+	struct kgo_waitgroup *parent;
+	int *err;		/* the first failure, if any */
+};
+
+static void tree_node(void *arg)
+{
+	struct tree_node_arg *a = arg, kids[2];
+	struct kgo_waitgroup wg;
+	s64 ret;
+	int i;
+
+	/* *a is on the parent's stack, valid until our kgo_wg_done(). */
+	if (a->depth) {
+		kgo_wg_init(&wg);
+		kgo_wg_add(&wg, 2);
+		for (i = 0; i < 2; i++) {
+			kids[i].depth = a->depth - 1;
+			kids[i].parent = &wg;
+			kids[i].err = a->err;
+			ret = kgo_go(tree_node, &kids[i], GFP_KERNEL);
+			if (ret < 0) {
+				WRITE_ONCE(*a->err, ret);
+				kgo_wg_done(&wg);
+			}
+		}
+		kgo_wg_wait(&wg);
+	}
+	kgo_wg_done(a->parent);
+}
+
+/* Runs a tree @depth levels below its root; its time in *@ns. */
+static int tree_run(unsigned int depth, u64 *ns)
+{
+	struct kgo_waitgroup wg;
+	struct tree_node_arg root = { .depth = depth, .parent = &wg };
+	int err = 0;
+	u64 t0;
+	s64 ret;
+
+	root.err = &err;
+	kgo_wg_init(&wg);
+	kgo_wg_add(&wg, 1);
+	t0 = ktime_get_ns();
+	ret = kgo_go(tree_node, &root, GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	kgo_bench_wg_wait(&wg);
+	*ns = ktime_get_ns() - t0;
+	return READ_ONCE(err);
+}
+
+static unsigned int tree_depth(const struct kgo_bench_cfg *cfg)
+{
+	if (cfg->tree_depth)
+		return min(cfg->tree_depth, TREE_DEPTH_MAX);
+	if (cfg->smoke)
+		return 12;
+	return min(14 + ilog2(cfg->scale), TREE_DEPTH_MAX);
+}
+
+/*
+ * A warm-up tree of an eighth of the size, then the timed one. @via says
+ * how the tree got @procs Ps.
+ */
+static void tree_bench(const char *metric, unsigned int depth, int procs,
+		       const char *via)
+{
+	u64 nodes = (2ULL << depth) - 1, ns;
+	int ret;
+
+	ret = tree_run(depth > 3 ? depth - 3 : 0, &ns);
+	if (!ret)
+		ret = tree_run(depth, &ns);
+	if (ret)
+		kgo_bench_report_error(metric, "kgo", ret);
+	else
+		kgo_bench_report(metric, "kgo", "ms", ns, NSEC_PER_MSEC,
+				 "\"iters\":%llu,\"depth\":%u,\"procs\":%d,\"via\":\"%s\"",
+				 nodes, depth, procs, via);
+}
+
+void kgo_bench_tree_allp(const struct kgo_bench_cfg *cfg)
+{
+	tree_bench("tree_allp", tree_depth(cfg), kgo_bench_nprocs(), "all");
+	pr_info("tree_steals: not measured: kgo exports no statistics to modules\n");
+}
+
+/* On one P: kgo_gomaxprocs(1), or hogs on the others (pin.c). */
+void kgo_bench_tree_1p(const struct kgo_bench_cfg *cfg)
+{
+	struct kgo_bench_pin pin;
+	int ret;
+
+	ret = kgo_bench_pin_start(&pin);
+	if (ret) {
+		kgo_bench_report_error("tree_1p", "kgo", ret);
+		return;
+	}
+	tree_bench("tree_1p", tree_depth(cfg), 1, kgo_bench_pin_via());
+	kgo_bench_pin_stop(&pin);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The NOP throughput benchmark of `make bench`, one binary per way of
+ * getting work into the kernel and its completions back: io_uring
+ * (nop_uring.c) and /dev/kgo (nop_kgo.c). nop_main.c does the rest,
+ * the same for both: the options, the timing and the JSON line.
+ *
+ * One batch is: submit @batch NOPs, then wait until all of their
+ * completions are back and checked. The figure is the operations per
+ * second over a whole run of such batches, first submit to last
+ * completion.
+ */
+#ifndef _KGO_BENCH_NOP_H
+#define _KGO_BENCH_NOP_H
+
+#define __noreturn	__attribute__((__noreturn__))
+#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+
+struct nop_impl {
+	const char *name;	/* "impl" in the JSON line */
+	/* Everything a run of batches of @batch needs; dies on failure. */
+	void (*setup)(unsigned int batch);
+	/* One batch of @batch NOPs, submitted and completed; dies on failure. */
+	void (*run_batch)(unsigned int batch);
+	void (*teardown)(void);
+};
+
+extern const struct nop_impl nop_impl;
+
+__noreturn __printf(1, 2) void die(const char *fmt, ...);
+__noreturn __printf(2, 3) void die_errno(int err, const char *fmt, ...);
+
+#endif /* _KGO_BENCH_NOP_H */

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the NOP benchmarks share (see nop.h):
+ *
+ *   nop_<impl> [-batch N] [-iters SCALE] [-smoke]
+ *
+ * Without -batch it runs batches of 1 and of 32, the metrics nop_b1 and
+ * nop_b32, and prints one JSON line for each, "iters" the NOPs timed:
+ *
+ *   {"metric":"nop_b32","impl":"io_uring","unit":"ops/s","value":...,"iters":...}
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "nop.h"
+
+#define NOPS_DEFAULT	200000ULL	/* a run, at -iters 1 */
+#define NOPS_SMOKE	256ULL
+#define BATCH_MAX	4096
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A run also ends when it has taken this long, whole batches only, and
+ * its warm-up when it has taken a tenth of it: under emulation on a busy
+ * host a slow side could otherwise take many minutes to reach its
+ * count. The rate is over what was done, so it is not changed by this.
+ */
+#define RUN_MAX_NS	5000000000ULL
+#define CLOCK_EVERY	16	/* batches between looks at the clock */
+
+static const char *prog;
+
+__noreturn __printf(1, 2) void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+__noreturn __printf(2, 3) void die_errno(int err, const char *fmt, ...)
+{
+	char what[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	die("%s: %s (%s)", what, strerrorname_np(err) ?: "?", strerror(err));
+}
+
+static __noreturn void bad_usage(void)
+{
+	fprintf(stderr, "usage: %s [-batch N] [-iters SCALE] [-smoke]\n", prog);
+	exit(2);
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Batches until @nops are done or @max_ns have passed: how many were. */
+static unsigned long long run(unsigned int batch, unsigned long long nops,
+			      unsigned long long max_ns)
+{
+	unsigned long long t0 = now_ns(), done = 0;
+
+	for (unsigned int n = 1; done < nops; n++) {
+		nop_impl.run_batch(batch);
+		done += batch;
+		if (!(n % CLOCK_EVERY) && now_ns() - t0 >= max_ns)
+			break;
+	}
+	return done;
+}
+
+/*
+ * Runs up to @nops NOPs (a whole number of batches) and prints the line.
+ * A tenth as many go first, untimed: the first batches fault in the
+ * rings and the buffers and warm the caches, which is not what is
+ * measured.
+ */
+static void bench(unsigned int batch, unsigned long long nops)
+{
+	unsigned long long t0, t1;
+
+	nop_impl.setup(batch);
+	run(batch, nops / 10, RUN_MAX_NS / 10);
+	t0 = now_ns();
+	nops = run(batch, nops, RUN_MAX_NS);
+	t1 = now_ns();
+	nop_impl.teardown();
+	printf("{\"metric\":\"nop_b%u\",\"impl\":\"%s\",\"unit\":\"ops/s\",",
+	       batch, nop_impl.name);
+	printf("\"value\":%.1f,\"iters\":%llu}\n",
+	       nops * 1e9 / (double)(t1 - t0 ?: 1), nops);
+	if (fflush(stdout))
+		die_errno(errno, "stdout");
+}
+
+int main(int argc, char **argv)
+{
+	static const unsigned int batches[] = { 1, 32 };
+	unsigned long long nops = NOPS_DEFAULT;
+	unsigned int batch = 0;
+	double scale = 1;
+	char *end;
+
+	prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-smoke")) {
+			nops = NOPS_SMOKE;
+		} else if (!strcmp(argv[i], "-batch") && i + 1 < argc) {
+			batch = strtoul(argv[++i], &end, 10);
+			if (*end || !batch || batch > BATCH_MAX)
+				die("-batch: 1..%d", BATCH_MAX);
+		} else if (!strcmp(argv[i], "-iters") && i + 1 < argc) {
+			scale = strtod(argv[++i], &end);
+			if (*end || !(scale > 0 && scale < 1e6))
+				die("-iters: a scale factor above 0");
+		} else {
+			bad_usage();
+		}
+	}
+	if (nops == NOPS_DEFAULT)
+		nops = (unsigned long long)(nops * scale) ?: 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(batches); i++) {
+		unsigned int b = batch ?: batches[i];
+
+		/* Whole batches only: round up. */
+		bench(b, (nops + b - 1) / b * b);
+		if (batch)
+			break;
+	}
+	return 0;
+}

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`: kgo against its peers, in one boot of Debian's stock
+# kernel under QEMU (tools/vm/run.sh: TCG, 2 vCPUs, 1 GiB). The peers
+# are Go's own scheduler (bench/go) for spawning, switching and
+# ping-ponging goroutines, against kgo's in-kernel benchmark module
+# (bench/kmod), and io_uring for NOPs submitted from userspace, against
+# /dev/kgo (bench/uring). The VM runs tools/vm/jobs/bench.sh; its
+# progress is shown here as it comes, then tools/bench/report prints the
+# table. TCG makes every figure slow: the ratios are the result.
+#
+# Environment: KGO_BENCH_RUNS (runs of each benchmark, the median is
+# shown; default 5, or 1 with KGO_BENCH_SMOKE=1, which makes every run
+# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s).
+#
+# Writes: out/bench/runs.jsonl (every run's line), results.json and
+# results.svg (see tools/bench/report); the VM's logs are
+# out/logs/bench.{console,results}.log. Exits non-zero if a benchmark
+# failed or the VM did not finish, after reporting what it got.
+set -euo pipefail
+. "$(dirname "$0")/../vm/common.sh"
+
+smoke=${KGO_BENCH_SMOKE:-0}
+case "$smoke" in
+0) runs=${KGO_BENCH_RUNS:-5} timeout=${KGO_VM_TIMEOUT:-3600} ;;
+1) runs=${KGO_BENCH_RUNS:-1} timeout=${KGO_VM_TIMEOUT:-600} ;;
+*) die "KGO_BENCH_SMOKE is 0 or 1, not '$smoke'" ;;
+esac
+[[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_BENCH_RUNS is a count of runs, not '$runs'"
+
+start=$SECONDS
+mods=$KGO_OUT/build/stock
+out=$KGO_OUT/bench
+vm=$out/vm			# what goes to the VM's /kgo besides kgo.ko
+mkdir -p "$out" "$KGO_OUT/logs"
+rm -rf "$vm"
+mkdir -p "$vm/bench"
+
+"$KGO_TOP/tools/build-all.sh" stock
+
+# kgo_bench.ko, when bench/kmod exists: built like kgo.ko (see
+# build-module.sh), in a copy beside kgo's build so that the same
+# relative include paths work, against kgo's exported symbols.
+build_bench_kmod() {
+	local src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod log
+	local kdir=/lib/modules/$(stock_kver)/build
+
+	if [ ! -d "$src" ]; then
+		note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"
+		return
+	fi
+	mkdir -p "$dst"
+	(cd "$src" && find . -type f \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \) \
+		-print0 | tar --null -cf - -T -) | tar -xf - -C "$dst"
+	log=$dst/build.log
+	if ! make -C "$kdir" M="$dst" KBUILD_EXTRA_SYMBOLS="$mods/Module.symvers" \
+		modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "bench/kmod build against $kdir failed"
+	fi
+	[ -f "$dst/kgo_bench.ko" ] || die "bench/kmod built no kgo_bench.ko"
+	# Same rule as kgo.ko: no compiler, objtool or modpost warning.
+	if grep -E 'warning:|WARNING:' "$log" >&2; then
+		die "bench/kmod: warnings in the build (above)"
+	fi
+	cp "$dst/kgo_bench.ko" "$vm/"
+	note "built kgo_bench.ko"
+}
+build_bench_kmod
+
+# Go's build cache wants a home; CI may have none.
+[ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
+make -s -C "$KGO_TOP/bench/go"
+make -s -C "$KGO_TOP/bench/uring"
+mkdir -p "$KGO_OUT/bin/bench"
+cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
+	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_OUT/bin/bench/"
+cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
+
+# The job's settings travel on the kernel command line (see the job).
+# run.sh's own lines come after the progress, which lags behind them.
+console=$KGO_OUT/logs/bench.console.log
+rm -f "$console"
+note "bench: booting the stock kernel (console: $console)"
+KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
+	KGO_VM_APPEND="KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
+	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name bench \
+	2>"$out/run.log" &
+vmpid=$!
+# The job's progress lines from the console, until run.sh is done.
+tail -F -n +1 --pid=$vmpid "$console" 2>/dev/null |
+	sed -un -e 's/\r$//' -e '/^\[[0-9]*\/[0-9]*\] /p' -e '/^bench: /p' || true
+rc=0
+wait $vmpid || rc=$?
+cat "$out/run.log" >&2
+
+# Every run's line, from the result port's "output bench" section.
+sed -e 's/\r$//' "$KGO_OUT/logs/bench.results.log" 2>/dev/null |
+	sed -n '/^KGO-BEGIN output bench$/,/^KGO-END output bench /p' |
+	grep '^{' >"$out/runs.jsonl" || true
+echo
+"$KGO_TOP/tools/bench/report" -o "$out" "$out/runs.jsonl" || rc=1
+note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
+[ $rc = 0 ] || note "bench: a benchmark or the VM failed: see $console"
+exit $rc

@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by /init: what `make bench` measures (see tools/bench/bench.sh).
+#
+# kgo and its peers, one benchmark after the other, each run
+# $KGO_BENCH_RUNS times; KGO_BENCH_SMOKE=1 makes every run tiny. Both
+# come from the kernel command line, which hands unknown NAME=VALUE
+# words to init as its environment.
+#
+# Every run's JSON lines go to the result port as soon as it ends,
+# inside one "output bench" section, so a VM that dies half-way still
+# leaves the figures it got. A failed run is a KGO-FAIL, which fails the
+# VM run; the benchmark's other runs are skipped, the next benchmark
+# goes on. The console gets a progress line per benchmark, which
+# bench.sh shows on the host while the VM runs.
+
+runs=${KGO_BENCH_RUNS:-5}
+smoke=${KGO_BENCH_SMOKE:-0}
+bin=/kgo/bench
+size=
+[ "$smoke" = 1 ] && size=-smoke
+
+# kgo's side of spawn, the ping-pongs and the trees: the in-kernel
+# module runs its whole suite at load and logs a JSON line per metric,
+# "kgo_bench: {...}". Clearing the log first leaves only this run's.
+kernel_suite() {
+	dmesg -c >/dev/null
+	insmod /kgo/kgo_bench.ko smoke="$smoke" || return 1
+	dmesg | sed -n 's/^.*kgo_bench: \({.*}\)[[:space:]]*$/\1/p' >/tmp/kgo_bench.out
+	cat /tmp/kgo_bench.out
+	rmmod kgo_bench
+}
+
+# Go's trees are as deep as kgo's were: kgo_bench.ko picks its depth
+# for the VM's memory and says it in its tree lines.
+kgo_tree_depth() {
+	sed -n 's/.*"metric":"tree_allp".*"depth":\([0-9][0-9]*\).*/\1/p' \
+		/tmp/kgo_bench.out 2>/dev/null | head -n 1
+}
+
+# step METRIC IMPL CMD...: one benchmark, $runs times. With count=1 it
+# only counts the steps, so that progress can say "[n/total]".
+step() {
+	if [ "$count" = 1 ]; then
+		total=$((total + 1))
+		return
+	fi
+	n=$((n + 1))
+	what="[$n/$total] $1 $2"
+	shift 2
+	if [ "$1" = kernel_suite ] && [ ! -f /kgo/kgo_bench.ko ]; then
+		echo "$what: skipped: no /kgo/kgo_bench.ko (bench/kmod not built)"
+		return
+	fi
+	echo "$what ..."
+	t0=$(date +%s)
+	r=1
+	while [ $r -le "$runs" ]; do
+		"$@" >/tmp/bench.out 2>/tmp/bench.err
+		rc=$?
+		grep '^{' /tmp/bench.out >&3
+		if [ $rc != 0 ]; then
+			echo "$what: run $r/$runs failed (exit $rc):"
+			sed 's/^/bench:   /' /tmp/bench.out /tmp/bench.err
+			report "KGO-FAIL bench $what: run $r exited $rc"
+			return
+		fi
+		r=$((r + 1))
+	done
+	echo "$what: done, $runs run(s) in $(($(date +%s) - t0)) s"
+}
+
+# The order they run in; kgo's nop_b1 and nop_b32 next to io_uring's.
+steps() {
+	step kgo_bench.ko "in-kernel suite" kernel_suite
+	depth=$(kgo_tree_depth)
+	for m in spawn yield_pingpong chan_pingpong tree_1p tree_allp; do
+		step "$m" go $bin/gobench $size ${depth:+-depth $depth} -run "$m"
+	done
+	for b in 1 32; do
+		step "nop_b$b" kgo $bin/nop_kgo $size -batch $b
+		step "nop_b$b" io_uring $bin/nop_uring $size -batch $b
+	done
+}
+
+echo "bench: $runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'), $(nproc) CPUs, $(uname -r)"
+insmod /kgo/kgo.ko || report "KGO-FAIL insmod kgo.ko"
+count=1 total=0
+steps
+count=0 n=0
+report "KGO-BEGIN output bench"
+steps
+report "KGO-END output bench rc=0"
+rmmod kgo || report "KGO-FAIL rmmod kgo"
