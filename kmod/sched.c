@@ -90,7 +90,6 @@
 #include "check.h"
 #include "g.h"
 #include "m.h"
-#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
@@ -198,8 +197,7 @@ static struct kgo_p *kgo_pidleget_spinning(struct kgo_sched *sched,
  *
  * Wakes an idle M of that CPU. With none idle, asks for one: an M of
  * that CPU about to park takes the P instead (kgo_stopm), or else a
- * worker creates a new M, up to max_ms_per_cpu; past that the P goes
- * back to the idle list. Never sleeps.
+ * worker creates a new M. Never sleeps.
  *
  * Context: sched->lock held.
  */
@@ -216,16 +214,10 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 		return;
 	}
 	/*
-	 * Every M of this CPU is busy or blocked in the kernel, and there
-	 * are as many as max_ms_per_cpu: leave the P idle. The work waits
-	 * for one of them to come back, or for another P.
+	 * No cap here: a P taken off the idle list for work must get an M,
+	 * or the work could wait with every P idle. Ms beyond one per CPU
+	 * come from handoffs, which kgo_retake() caps (max_ms_per_cpu).
 	 */
-	if (p->mcount >= kgo_max_ms && !p->mtransit) {
-		if (spinning)
-			atomic_dec(&p->sched->nmspinning);
-		kgo_pidleput(p->sched, p);
-		return;
-	}
 	WARN_ON_ONCE(p->wantm);
 	p->wantm = true;
 	p->wantm_spinning = spinning;

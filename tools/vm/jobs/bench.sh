@@ -30,6 +30,15 @@ kernel_suite() {
 	rmmod kgo_bench
 }
 
+# The most goroutines queued before the first allocation failure: once,
+# last (the structs stay with kgo until it is unloaded), full mode only.
+max_queued() {
+	dmesg -c >/dev/null
+	insmod /kgo/kgo_bench.ko only=max_queued || return 1
+	dmesg | sed -n 's/^.*kgo_bench: \({.*}\)[[:space:]]*$/\1/p'
+	rmmod kgo_bench
+}
+
 # Go's trees are as deep as kgo's were: kgo_bench.ko picks its depth
 # for the VM's memory and says it in its tree lines.
 kgo_tree_depth() {
@@ -80,6 +89,11 @@ steps() {
 		step "nop_b$b" kgo $bin/nop_kgo $size -batch $b
 		step "nop_b$b" io_uring $bin/nop_uring $size -batch $b
 	done
+	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
+		runs_saved=$runs runs=1
+		step max_queued kgo max_queued
+		runs=$runs_saved
+	fi
 }
 
 echo "bench: $runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'), $(nproc) CPUs, $(uname -r)"
