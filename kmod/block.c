@@ -103,7 +103,8 @@ static void kgo_m_sched_in(struct preempt_notifier *pn, int cpu)
 {
 	struct kgo_m *m = container_of(pn, struct kgo_m, pn);
 
-	if (m->insyscall)
+	/* Inside kgo_block_begin/end, only kgo_block_end() gives back. */
+	if (m->insyscall && !m->blocking)
 		kgo_exitsyscall_fast(m);
 }
 
@@ -206,15 +207,21 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 void kgo_block_begin(void)
 {
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
+	struct kgo_p *p = m ? m->p : NULL;
 
-	if (!m || !m->curg || !m->p)
+	if (!m || !m->curg || !p)
 		return;
 	if (WARN_ONCE(m->blocking, "kgo: kgo_block_begin() nested\n"))
 		return;
-	m->blocking = true;
+	/*
+	 * First: a preemption from here on must not give the P back. Our
+	 * own notifiers read it, on this task: a compiler barrier orders.
+	 */
+	WRITE_ONCE(m->blocking, true);
+	barrier();
 	kgo_entersyscall(m);
 	/* If this fails (the M cap), the monitor tries again later. */
-	kgo_retake(m->sched, m->p, ktime_get_mono_fast_ns(), 0);
+	kgo_retake(m->sched, p, ktime_get_mono_fast_ns(), 0);
 }
 EXPORT_SYMBOL_GPL(kgo_block_begin);
 

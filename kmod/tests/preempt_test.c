@@ -7,12 +7,13 @@
  *    its slice is over; one spinning without any kgo call is not;
  *  - Go's TestPingPongHog: a "hog" pair and a "light" pair of
  *    goroutines, each pair handing a token back and forth through
- *    runnext, both make progress.
+ *    runnext, both make progress (see the case for how it is judged).
  */
 
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include <kgo.h>
@@ -136,12 +137,15 @@ static void hog_run(void *arg)
 	kgo_wg_done(&x->wg);
 }
 
-static void kgo_preempt_pingpong_hog_test(struct kunit *test)
+/*
+ * One contest on one P: the pairs @pairs names (bit 0: hog, bit 1:
+ * light) run for 100 ms; their counts go to *@hog and *@light.
+ */
+static void hog_contest(struct kunit *test, unsigned int pairs, long *hog, long *light)
 {
 	struct hog_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	struct hog_player *pl = kunit_kcalloc(test, 4, sizeof(*pl), GFP_KERNEL);
 	bool v = true, ok;
-	long hog, light;
 	int prev, i;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
@@ -158,6 +162,8 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 	for (i = 0; i < 4; i++) {
 		bool is_hog = i < 2;
 
+		if (!(pairs & (is_hog ? 1 : 2)))
+			continue;
 		pl[i] = (struct hog_player){
 			.x = x,
 			.wake = is_hog ? x->hog : x->light,
@@ -167,28 +173,61 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 		kgo_wg_add(&x->wg, 1);
 		KUNIT_ASSERT_GT(test, kgo_go(hog_run, &pl[i], GFP_KERNEL), 0LL);
 	}
-	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->hog, &v, 10000 * MS), 0);
-	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->light, &v, 10000 * MS), 0);
+	if (pairs & 1)
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(x->hog, &v, 10000 * MS), 0);
+	if (pairs & 2)
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(x->light, &v, 10000 * MS), 0);
 	msleep(100);
 	kgo_chan_close(x->done);
-	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->hog, &v, &ok, 10000 * MS), 0);
-	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->light, &v, &ok, 10000 * MS), 0);
+	if (pairs & 1)
+		KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->hog, &v, &ok, 10000 * MS), 0);
+	if (pairs & 2)
+		KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->light, &v, &ok, 10000 * MS), 0);
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
 	kgo_gomaxprocs(prev);
-
-	hog = READ_ONCE(x->hog_count);
-	light = READ_ONCE(x->light_count);
-	pr_info("ping-pong hog: hog %ld, light %ld\n", hog, light);
-	KUNIT_ASSERT_GT(test, hog, 0L);
-	KUNIT_ASSERT_GT(test, light, 0L);
-	/* Go's bound, with Go's integer division. */
-	KUNIT_EXPECT_LE(test, hog / light, 20L);
-	KUNIT_EXPECT_LE(test, light / hog, 20L);
-
+	*hog = READ_ONCE(x->hog_count);
+	*light = READ_ONCE(x->light_count);
 	kgo_chan_destroy(x->done);
 	kgo_chan_destroy(x->hog);
 	kgo_chan_destroy(x->light);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
+/*
+ * Go's TestPingPongHog bounds the work ratio of the two pairs by 20,
+ * which presumes Go's costs: a hand-off costs less than the light
+ * pair's 1000 increments, and the hog's million fit in a time slice.
+ * Under KASAN and TCG a hand-off costs about 7 times those increments
+ * and the hog's loop runs past the slice, so the raw ratio lands near
+ * 20 however fair the scheduler is (Go skips this test under its race
+ * detector for the same reason). What the test is after is that
+ * neither pair starves the other: so each pair's count is divided by
+ * what it does alone on the P in the same time, and the bound applies
+ * to those shares. The raw ratio is printed too.
+ */
+static void kgo_preempt_pingpong_hog_test(struct kunit *test)
+{
+	long hog_solo, light_solo, hog, light, unused;
+	u64 hog_share, light_share;
+
+	hog_contest(test, 1, &hog_solo, &unused);
+	hog_contest(test, 2, &unused, &light_solo);
+	hog_contest(test, 3, &hog, &light);
+	pr_info("ping-pong hog: hog %ld, light %ld together; alone %ld, %ld\n",
+		hog, light, hog_solo, light_solo);
+	KUNIT_ASSERT_GT(test, hog_solo, 0L);
+	KUNIT_ASSERT_GT(test, light_solo, 0L);
+	KUNIT_ASSERT_GT(test, hog, 0L);
+	KUNIT_ASSERT_GT(test, light, 0L);
+	/* Shares of the P, in thousandths of what each did alone. */
+	hog_share = div64_u64(1000ULL * hog, hog_solo);
+	light_share = div64_u64(1000ULL * light, light_solo);
+	KUNIT_ASSERT_GT(test, hog_share, 0ULL);
+	KUNIT_ASSERT_GT(test, light_share, 0ULL);
+	KUNIT_EXPECT_LE(test, hog_share / light_share, 20ULL);
+	KUNIT_EXPECT_LE(test, light_share / hog_share, 20ULL);
+	pr_info("ping-pong hog: shares %llu/1000 and %llu/1000; raw work ratio %ld\n",
+		hog_share, light_share, hog / light);
 }
 
 static struct kunit_case kgo_preempt_cases[] = {
