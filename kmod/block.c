@@ -170,6 +170,7 @@ void kgo_block_exit(void)
  */
 bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 {
+	/* Acquire: pairs with the release in kgo_entersyscall(). */
 	struct kgo_m *m = smp_load_acquire(&p->blocked_m);
 	bool work, taken = false;
 	unsigned long flags;
@@ -177,7 +178,6 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 
 	if (!m)
 		return false;
-	/* Pairs with the release in kgo_entersyscall(). */
 	since = READ_ONCE(p->syscall_since);
 	goid = READ_ONCE(p->syscall_goid);
 	if (now < since + after_ns)
@@ -211,7 +211,7 @@ void kgo_block_begin(void)
 
 	if (!m || !m->curg || !p)
 		return;
-	if (WARN_ONCE(m->blocking, "kgo: kgo_block_begin() nested\n"))
+	if (WARN_ONCE(m->blocking, "kgo: %s() nested\n", __func__))
 		return;
 	/*
 	 * First: a preemption from here on must not give the P back. Our

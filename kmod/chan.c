@@ -293,10 +293,21 @@ static void kgo_sel_unlock(void *arg)
 		lock_map_release(&kgo_select_nest.dep_map);
 }
 
+/* What a goroutine blocked in this select waits for, for debugfs. */
+static u8 kgo_select_reason(const struct kgo_select_case *cases, unsigned int n)
+{
+	if (n > 1)
+		return KGO_WAIT_REASON_SELECT;
+	if (cases[0].dir == KGO_SELECT_SEND)
+		return KGO_WAIT_REASON_CHAN_SEND;
+	return KGO_WAIT_REASON_CHAN_RECV;
+}
+
 int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 {
 	bool blocking = timeout_ns != KGO_NOWAIT;
 	struct kgo_sudog *wake = NULL;
+	gfp_t gfp;
 	struct kgo_waiter w;
 	struct kgo_sel sel;
 	unsigned long flags;
@@ -313,7 +324,8 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		might_sleep();
 		kgo_preempt_check();
 	}
-	ret = kgo_sel_setup(&sel, cases, n, blocking ? GFP_KERNEL : GFP_ATOMIC);
+	gfp = blocking ? GFP_KERNEL : GFP_ATOMIC;
+	ret = kgo_sel_setup(&sel, cases, n, gfp);
 	if (ret)
 		return ret;
 	if (!sel.nlocks) {	/* only never-ready cases */
@@ -345,9 +357,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	}
 
 	/* Nothing ready: wait on every channel, in case order. */
-	kgo_waiter_init(&w, timeout_ns, n > 1 ? KGO_WAIT_REASON_SELECT :
-			cases[0].dir == KGO_SELECT_SEND ? KGO_WAIT_REASON_CHAN_SEND :
-			KGO_WAIT_REASON_CHAN_RECV);
+	kgo_waiter_init(&w, timeout_ns, kgo_select_reason(cases, n));
 	for (i = 0; i < n; i++) {
 		struct kgo_select_case *cs = &cases[i];
 		struct kgo_sudog *s = &sel.sg[i];

@@ -190,11 +190,23 @@ static void procs_body(void *arg)
 	kgo_wg_done(&x->wg);
 }
 
+/* From a goroutine: its own P may be the one that stops. */
+static void procs_from_g(void *arg)
+{
+	int *r = arg;
+
+	r[0] = kgo_gomaxprocs(1);
+	r[1] = kgo_gomaxprocs(0);
+	r[2] = kgo_gomaxprocs(r[0]);
+	r[3] = kgo_gomaxprocs(0);
+}
+
 static void kgo_block_gomaxprocs_test(struct kunit *test)
 {
 	struct procs_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	int all = kgo_gomaxprocs(0), i, offline = 0;
 	struct kgo_sched_snap s;
+	int r[4];
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	KUNIT_ASSERT_GE(test, all, 1);
@@ -216,6 +228,13 @@ static void kgo_block_gomaxprocs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&x->ran), PROCS_GS);
 	KUNIT_EXPECT_EQ(test, kgo_gomaxprocs(0), all);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(procs_from_g, r, LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, r[0], all);
+	KUNIT_EXPECT_EQ(test, r[1], 1);
+	KUNIT_EXPECT_EQ(test, r[2], 1);
+	KUNIT_EXPECT_EQ(test, r[3], all);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
