@@ -39,6 +39,21 @@ max_queued() {
 	rmmod kgo_bench
 }
 
+# Steals during one spawn tree on every P, from kgo's debugfs counters:
+# "steals" (successful tries) and "stolen" (goroutines moved), summed
+# over the Ps before and after.
+steal_sum() {
+	grep -o " $1=[0-9]*" /sys/kernel/debug/kgo/procs | cut -d= -f2 |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+tree_steals() {
+	s0=$(steal_sum steals) g0=$(steal_sum stolen)
+	insmod /kgo/kgo_bench.ko smoke="$smoke" only=tree_allp >/dev/null || return 1
+	rmmod kgo_bench
+	s1=$(steal_sum steals) g1=$(steal_sum stolen)
+	echo "{\"metric\":\"tree_steals\",\"impl\":\"kgo\",\"unit\":\"steals\",\"better\":\"higher\",\"value\":$((s1 - s0)),\"stolen\":$((g1 - g0))}"
+}
+
 # Go's trees are as deep as kgo's were: kgo_bench.ko picks its depth
 # for the VM's memory and says it in its tree lines.
 kgo_tree_depth() {
@@ -81,6 +96,7 @@ step() {
 # The order they run in; kgo's nop_b1 and nop_b32 next to io_uring's.
 steps() {
 	step kgo_bench.ko "in-kernel suite" kernel_suite
+	step tree_steals kgo tree_steals
 	depth=$(kgo_tree_depth)
 	for m in spawn yield_pingpong chan_pingpong tree_1p tree_allp; do
 		step "$m" go $bin/gobench $size ${depth:+-depth $depth} -run "$m"
