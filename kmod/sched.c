@@ -69,12 +69,25 @@
  * they take sched.lock with interrupts off and use the global queue:
  * P-local state is only ever touched by the M that holds the P.
  *
+ * Blocking, preemption, Ps coming and going (block.c, monitor.c, procs.c)
+ *
+ * A G that sleeps in the kernel takes its M with it. The M's P is then
+ * marked SYSCALL, and the monitor (Go's sysmon) hands it to another M of
+ * the CPU after handoff_us; the M that wakes takes it back only if
+ * nobody did. The monitor also marks Gs that ran a whole slice, which
+ * then yield at their next kgo call (the switch goes to the global
+ * queue). An M may therefore come back from a G without a P: every
+ * request of kgo_execute() copes, and kgo_schedule() parks such an M.
+ * Ps exist for every possible CPU; those of offline CPUs, or beyond
+ * kgo_gomaxprocs(), are OFFLINE and on no list.
+ *
  * Lock order (a DAG):
  *
+ *   the CPU hotplug lock -> kgo_procs_lock (procs.c) -> sched.lock
  *   a wait list's lock (e.g. kgo_waitgroup.lock)
  *     -> sched.lock
  *          -> the kernel's rq/pi locks (wake_up_process)
- *   p->stack_lock is a leaf.
+ *   sched.allg_lock, p->stack_lock: leaves.
  */
 
 #include <linux/gcd.h>
