@@ -199,8 +199,9 @@ static void hog_contest(struct kunit *test, unsigned int pairs, long *hog, long 
  * pair's 1000 increments, and the hog's million fit in a time slice.
  * Under KASAN and TCG a hand-off costs about 7 times those increments
  * and the hog's loop runs past the slice, so the raw ratio lands near
- * 20 however fair the scheduler is (Go skips this test under its race
- * detector for the same reason). What the test is after is that
+ * 20 however fair the scheduler is. (Go itself skips the test under
+ * its race detector, whose changes to scheduling make it fail.) What
+ * the test is after is that
  * neither pair starves the other: so each pair's count is divided by
  * what it does alone on the P in the same time, and the bound applies
  * to those shares. The raw ratio is printed too.
