@@ -99,6 +99,12 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	 * and then another one gets a spurious early yield. Ms are freed
 	 * only by this thread and Gs only at unload, so the reads are safe.
 	 */
+	/*
+	 * Gs queued behind one that ran its slice: until it next calls kgo
+	 * they can only run elsewhere, so call a thief over if a P is idle.
+	 */
+	if (!kgo_runqempty(p) && atomic_read(&p->sched->npidle))
+		kgo_wakep();
 	m = READ_ONCE(p->m);
 	g = m ? READ_ONCE(m->curg) : NULL;
 	if (!g || READ_ONCE(g->preempt))

@@ -622,6 +622,18 @@ static bool kgo_m_stop_pless(struct kgo_m *m)
 /* --- Finding work -------------------------------------------------- */
 
 /*
+ * A take from the global queue moved more Gs to @p's ring than the one
+ * it runs: if a P is idle, start a spinning M to steal them. Else they
+ * wait behind the G we run, and a G that never calls kgo (so is never
+ * preempted) holds them up for as long as it runs.
+ */
+static void kgo_wakep_for_batch(struct kgo_p *p)
+{
+	if (!kgo_runqempty(p) && atomic_read(&p->sched->npidle))
+		kgo_wakep();
+}
+
+/*
  * Returns the next G for @m to run, parking the M while there is none.
  * Returns NULL only when the M is to exit (module unload).
  */
@@ -666,8 +678,10 @@ top:
 		spin_lock_irqsave(&sched->lock, flags);
 		g = kgo_globrunqget(sched, p, 0);
 		spin_unlock_irqrestore(&sched->lock, flags);
-		if (g)
+		if (g) {
+			kgo_wakep_for_batch(p);
 			return g;
+		}
 	}
 
 	/* 4. Steal, if fewer than half the busy Ps have a spinning M. */
@@ -686,6 +700,7 @@ drop:
 	if (!sched->stopping && sched->runqsize) {
 		g = kgo_globrunqget(sched, p, 0);
 		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_wakep_for_batch(p);
 		return g;
 	}
 	if (!sched->stopping && !m->spinning && atomic_read(&sched->needspinning)) {
