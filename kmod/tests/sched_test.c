@@ -232,8 +232,17 @@ static void kgo_sched_steal_test(struct kunit *test)
 
 /* --- A protected frame survives a move to another M (canary) ------- */
 
+#define CANARY_ROUNDS	10
+
+/* What one round's hog waits for: handed over when it is spawned. */
+struct canary_hog {
+	struct canary_ctx *c;
+	int round;
+};
+
 struct canary_ctx {
 	struct kgo_g *g;
+	struct canary_hog hog[CANARY_ROUNDS];
 	atomic_t parked;
 	atomic_t round;		/* the round the G is in */
 	atomic_t resumed;	/* the last round it resumed in */
@@ -252,15 +261,21 @@ static bool canary_unlock(struct kgo_g *g, void *arg)
 	return true;
 }
 
-/* Keeps the parked G's old M busy, so another M must resume it. */
+/*
+ * Keeps the parked G's old M busy, so another M must resume it. Its
+ * round comes with it: a hog stolen before it starts may first run
+ * after the G has resumed and begun the next round, and reading the
+ * round then would make it wait for that one, beside the next hog,
+ * with both Ps taken and the G queued.
+ */
 static void canary_hog(void *arg)
 {
-	struct canary_ctx *c = arg;
+	struct canary_hog *h = arg;
+	struct canary_ctx *c = h->c;
 	u64 end = local_clock() + 10 * NSEC_PER_SEC;
-	int round = atomic_read(&c->round);
 
 	/* Not "until resumed is set": a slow hog could miss a whole round. */
-	while (atomic_read(&c->resumed) < round) {
+	while (atomic_read(&c->resumed) < h->round) {
 		if (local_clock() > end) {
 			/* The readied G waited while a P was idle: lost wake-up. */
 			atomic_inc(&c->stalls);
@@ -271,7 +286,7 @@ static void canary_hog(void *arg)
 	kgo_wg_done(&c->hogs);
 }
 
-static noinline void canary_round(struct canary_ctx *c)
+static noinline void canary_round(struct canary_ctx *c, struct canary_hog *h)
 {
 	char buf[64];
 	int i;
@@ -280,9 +295,10 @@ static noinline void canary_round(struct canary_ctx *c)
 		buf[i] = i ^ 0x5a;
 	c->m_before = kgo_this_m()->id;
 	c->cpu_before = raw_smp_processor_id();
-	atomic_inc(&c->round);
+	h->c = c;
+	h->round = atomic_inc_return(&c->round);
 	kgo_wg_add(&c->hogs, 1);
-	kgo_go(canary_hog, c, GFP_KERNEL);	/* runs next, on this P */
+	kgo_go(canary_hog, h, GFP_KERNEL);	/* runs next, on this P */
 	kgo_park(canary_unlock, c);
 	c->m_after = kgo_this_m()->id;
 	c->cpu_after = raw_smp_processor_id();
@@ -298,8 +314,8 @@ static void canary_g(void *arg)
 	struct canary_ctx *c = arg;
 
 	c->g = kgo_self();
-	for (c->rounds = 0; c->rounds < 10; c->rounds++) {
-		canary_round(c);
+	for (c->rounds = 0; c->rounds < CANARY_ROUNDS; c->rounds++) {
+		canary_round(c, &c->hog[c->rounds]);
 		if (c->m_after != c->m_before && c->cpu_after != c->cpu_before)
 			c->moved++;
 	}
@@ -310,7 +326,7 @@ static int canary_waker(void *arg)
 	struct canary_ctx *c = arg;
 	int r;
 
-	for (r = 0; r < 10; r++) {
+	for (r = 0; r < CANARY_ROUNDS; r++) {
 		while (!atomic_read_acquire(&c->parked))
 			usleep_range(100, 200);
 		atomic_set(&c->parked, 0);
@@ -334,9 +350,9 @@ static void kgo_sched_canary_move_test(struct kunit *test)
 	t0 = local_clock();
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(canary_g, c, LONG_MS));
 	kgo_wg_wait(&c->hogs);	/* they read c */
-	kunit_info(test, "%d of 10 rounds resumed on another M and CPU, %llu ms\n",
-		   c->moved, (local_clock() - t0) / NSEC_PER_MSEC);
-	KUNIT_EXPECT_EQ(test, c->rounds, 10);
+	kunit_info(test, "%d of %d rounds resumed on another M and CPU, %llu ms\n",
+		   c->moved, CANARY_ROUNDS, (local_clock() - t0) / NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, c->rounds, CANARY_ROUNDS);
 	KUNIT_EXPECT_EQ(test, c->bad_buf, 0);
 	KUNIT_EXPECT_GT(test, c->moved, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->stalls), 0);
