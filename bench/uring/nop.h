@@ -13,8 +13,8 @@
 #ifndef _KGO_BENCH_NOP_H
 #define _KGO_BENCH_NOP_H
 
-#define __noreturn	__attribute__((__noreturn__))
-#define __printf(a, b)	__attribute__((__format__(printf, a, b)))
+/* die(), die_err(), die_errno(), now_ns(): kgoctl's, linked in. */
+#include "common.h"
 
 struct nop_impl {
 	const char *name;	/* "impl" in the JSON line */
@@ -26,8 +26,5 @@ struct nop_impl {
 };
 
 extern const struct nop_impl nop_impl;
-
-__noreturn __printf(1, 2) void die(const char *fmt, ...);
-__noreturn __printf(2, 3) void die_errno(int err, const char *fmt, ...);
 
 #endif /* _KGO_BENCH_NOP_H */

@@ -32,9 +32,9 @@ static void kgo_setup(unsigned int batch)
 
 	fd = open(KGO_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		die_errno(errno, "open " KGO_DEVICE_PATH " (is kgo.ko loaded?)");
+		die_errno("open " KGO_DEVICE_PATH " (is kgo.ko loaded?)");
 	if (ioctl(fd, KGO_IOC_GET_INFO, &info))
-		die_errno(errno, "KGO_IOC_GET_INFO");
+		die_errno("KGO_IOC_GET_INFO");
 	if (info.abi_version != KGO_ABI_VERSION)
 		die("the module speaks ABI %u, this program ABI %u",
 		    info.abi_version, KGO_ABI_VERSION);
@@ -69,7 +69,7 @@ static void submit_all(unsigned int batch)
 		if (ret < 0 && errno == EINTR)
 			continue;
 		if (ret <= 0)
-			die_errno(ret ? errno : EPROTO, "KGO_IOC_SUBMIT");
+			die_err(ret ? errno : EPROTO, "KGO_IOC_SUBMIT");
 		done += ret;
 	}
 }
@@ -84,7 +84,7 @@ static void wait_for(unsigned int n)
 
 	while (ioctl(fd, KGO_IOC_WAIT, &w))
 		if (errno != EINTR)
-			die_errno(errno, "KGO_IOC_WAIT");
+			die_errno("KGO_IOC_WAIT");
 }
 
 static void kgo_run_batch(unsigned int batch)
@@ -101,13 +101,13 @@ static void kgo_run_batch(unsigned int batch)
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			die_errno(errno, "read " KGO_DEVICE_PATH);
+			die_errno("read " KGO_DEVICE_PATH);
 		if (got == 0 || got % rec_size)
 			die("read " KGO_DEVICE_PATH ": %zd bytes, not whole records", got);
 		for (char *p = recs; p < recs + got; p += rec_size) {
 			memcpy(&c, p, sizeof(c));
 			if (c.status)
-				die_errno(-c.status, "NOP task %llu", (unsigned long long)c.tag);
+				die_err(-c.status, "NOP task %llu", (unsigned long long)c.tag);
 			if (c.kind != KGO_TASK_NOP || c.tag >= batch)
 				die("a completion of kind %u, tag %llu: not one of ours",
 				    c.kind, (unsigned long long)c.tag);

@@ -10,8 +10,6 @@
  *   {"metric":"nop_b32","impl":"io_uring","unit":"ops/s","value":...,"iters":...}
  */
 
-#include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +21,6 @@
 #define NOPS_SMOKE	256ULL
 #define BATCH_MAX	4096
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 /*
  * A run also ends when it has taken this long, whole batches only, and
  * its warm-up when it has taken a tenth of it: under emulation on a busy
@@ -34,44 +30,7 @@
 #define RUN_MAX_NS	5000000000ULL
 #define CLOCK_EVERY	16	/* batches between looks at the clock */
 
-static const char *prog;
-
-__noreturn __printf(1, 2) void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-__noreturn __printf(2, 3) void die_errno(int err, const char *fmt, ...)
-{
-	char what[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	die("%s: %s (%s)", what, strerrorname_np(err) ?: "?", strerror(err));
-}
-
-static __noreturn void bad_usage(void)
-{
-	fprintf(stderr, "usage: %s [-batch N] [-iters SCALE] [-smoke]\n", prog);
-	exit(2);
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
+#define USAGE		"[-batch N] [-iters SCALE] [-smoke]"
 
 /* Batches until @nops are done or @max_ns have passed: how many were. */
 static unsigned long long run(unsigned int batch, unsigned long long nops,
@@ -108,8 +67,7 @@ static void bench(unsigned int batch, unsigned long long nops)
 	       batch, nop_impl.name);
 	printf("\"value\":%.1f,\"iters\":%llu}\n",
 	       nops * 1e9 / (double)(t1 - t0 ?: 1), nops);
-	if (fflush(stdout))
-		die_errno(errno, "stdout");
+	flush_stdout();
 }
 
 int main(int argc, char **argv)
@@ -125,15 +83,14 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "-smoke")) {
 			nops = NOPS_SMOKE;
 		} else if (!strcmp(argv[i], "-batch") && i + 1 < argc) {
-			batch = strtoul(argv[++i], &end, 10);
-			if (*end || !batch || batch > BATCH_MAX)
-				die("-batch: 1..%d", BATCH_MAX);
+			batch = arg_u64(USAGE, "-batch", argv[++i], 1, BATCH_MAX);
 		} else if (!strcmp(argv[i], "-iters") && i + 1 < argc) {
 			scale = strtod(argv[++i], &end);
 			if (*end || !(scale > 0 && scale < 1e6))
-				die("-iters: a scale factor above 0");
+				usage_die(USAGE, "-iters: '%s' is not a scale factor above 0",
+					  argv[i]);
 		} else {
-			bad_usage();
+			usage_die(USAGE, "unknown argument '%s'", argv[i]);
 		}
 	}
 	if (nops == NOPS_DEFAULT)

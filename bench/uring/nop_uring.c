@@ -20,7 +20,7 @@ static void uring_setup(unsigned int batch)
 
 	/* EPERM: kernel.io_uring_disabled says no. */
 	if (ret)
-		die_errno(-ret, "io_uring_queue_init(%u)", batch);
+		die_err(-ret, "io_uring_queue_init(%u)", batch);
 }
 
 static void uring_run_batch(unsigned int batch)
@@ -39,7 +39,7 @@ static void uring_run_batch(unsigned int batch)
 	}
 	ret = io_uring_submit_and_wait(&ring, batch);
 	if (ret < 0)
-		die_errno(-ret, "io_uring_submit_and_wait");
+		die_err(-ret, "io_uring_submit_and_wait");
 	if ((unsigned int)ret != batch)
 		die("io_uring_submit_and_wait: %d of %u submitted", ret, batch);
 	/* All @batch are in: submit_and_wait waited for that many. */
@@ -48,8 +48,8 @@ static void uring_run_batch(unsigned int batch)
 
 		io_uring_for_each_cqe(&ring, head, cqe) {
 			if (cqe->res)
-				die_errno(-cqe->res, "NOP %llu",
-					  (unsigned long long)cqe->user_data);
+				die_err(-cqe->res, "NOP %llu",
+					(unsigned long long)cqe->user_data);
 			n++;
 		}
 		io_uring_cq_advance(&ring, n);
@@ -57,7 +57,7 @@ static void uring_run_batch(unsigned int batch)
 		if (seen < batch) {
 			ret = io_uring_wait_cqe(&ring, &cqe);
 			if (ret)
-				die_errno(-ret, "io_uring_wait_cqe");
+				die_err(-ret, "io_uring_wait_cqe");
 		}
 	}
 }

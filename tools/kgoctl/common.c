@@ -25,20 +25,33 @@ void print_errno(int err, const char *what)
 		strerror(err));
 }
 
-__noreturn __printf(1, 2) void die_errno(const char *fmt, ...)
+static __noreturn void vdie_err(int err, const char *fmt, va_list ap)
 {
-	int err = errno;
 	char what[256];
+
+	vsnprintf(what, sizeof(what), fmt, ap);
+	print_errno(err, what);
+	if (err == ENOTTY && !strncmp(what, "KGO_IOC_", 8))
+		fprintf(stderr, "%s: kgo.ko does not know this ioctl: older than %s?\n",
+			prog, prog);
+	exit(1);
+}
+
+__noreturn __printf(2, 3) void die_err(int err, const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	print_errno(err, what);
-	if (err == ENOTTY && !strncmp(what, "KGO_IOC_", 8))
-		fprintf(stderr, "%s: kgo.ko does not know this ioctl: older than kgoctl?\n",
-			prog);
-	exit(1);
+	vdie_err(err, fmt, ap);
+}
+
+__noreturn __printf(1, 2) void die_errno(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vdie_err(err, fmt, ap);
 }
 
 /* For failures that are not an errno: the module broke a promise. */

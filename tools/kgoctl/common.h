@@ -2,7 +2,8 @@
 /*
  * What every kgoctl command leans on: how it fails, how it reads a
  * number from the command line, the clock it measures with, and the
- * check that what it printed really got out.
+ * check that what it printed really got out. The NOP benchmarks
+ * (bench/uring) use it too.
  */
 #ifndef _KGOCTL_COMMON_H
 #define _KGOCTL_COMMON_H
@@ -21,8 +22,13 @@
 
 extern const char *prog;
 
-/* Messages on stderr after prog; all but print_errno() then exit. */
+/*
+ * Messages on stderr after prog; all but print_errno() then exit.
+ * die_errno() reports errno, die_err() an error number it is given
+ * (liburing returns -errno).
+ */
 void print_errno(int err, const char *what);
+__noreturn __printf(2, 3) void die_err(int err, const char *fmt, ...);
 __noreturn __printf(1, 2) void die_errno(const char *fmt, ...);
 __noreturn __printf(1, 2) void die(const char *fmt, ...);
 __noreturn __printf(2, 3) void usage_die(const char *usage, const char *fmt, ...);
