@@ -199,8 +199,13 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 		taken = true;
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
+	/*
+	 * Blocked until now, not until the tick's @now: with trace_clock
+	 * "mono" (the same clock), the event's time less blocked_ns is
+	 * when the M blocked (make bench's handoff latency).
+	 */
 	if (taken)
-		trace_kgo_handoff(p->id, m->id, goid, now - since);
+		trace_kgo_handoff(p->id, m->id, goid, ktime_get_mono_fast_ns() - since);
 	return taken;
 }
 
