@@ -54,6 +54,58 @@ tree_steals() {
 	echo "{\"metric\":\"tree_steals\",\"impl\":\"kgo\",\"unit\":\"steals\",\"better\":\"higher\",\"value\":$((s1 - s0)),\"stolen\":$((g1 - g0))}"
 }
 
+# Handoff latency: from a goroutine blocking in the kernel (BLOCK tasks
+# of 1 ms, 16 in flight) to its P running a goroutine again on another
+# M. kgo:kgo_handoff gives the P and how long its M had been blocked
+# (blocked_ns, on the clock that trace_clock "mono" reads), the next
+# kgo:kgo_g_start on that P when it ran again. Prints the 50th and 90th
+# percentiles; fails if it saw no handoff.
+handoff() {
+	local T=/sys/kernel/tracing n q rc v
+	[ -e $T/trace ] || mount -t tracefs nodev $T || return 1
+	echo mono >$T/trace_clock
+	echo 4096 >$T/buffer_size_kb
+	echo >$T/trace
+	echo 1 >$T/events/kgo/kgo_handoff/enable
+	echo 1 >$T/events/kgo/kgo_g_start/enable
+	kgoctl run block 1000 --count $([ "$smoke" = 1 ] && echo 64 || echo 2000) \
+		--batch 16 >/dev/null
+	rc=$?
+	echo 0 >$T/events/kgo/enable
+	if [ $rc != 0 ]; then
+		echo local >$T/trace_clock
+		return $rc
+	fi
+	awk '
+	/ kgo_handoff: / || / kgo_g_start: / {
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+				split(substr($i, 1, length($i) - 1), t, ".")
+				ns = t[1] * 1000000000 + t[2] * 1000
+			} else if ($i ~ /^p=/) {
+				p = substr($i, 3)
+			} else if ($i ~ /^blocked_ns=/) {
+				blocked = substr($i, 12)
+			}
+		if ($0 ~ / kgo_handoff: /)
+			since[p] = ns - blocked
+		else if (p in since) {
+			print ns - since[p]
+			delete since[p]
+		}
+	}' $T/trace | sort -n >/tmp/handoff.ns
+	echo local >$T/trace_clock	# the default; this empties the buffer
+	n=$(wc -l </tmp/handoff.ns)
+	if [ "$n" = 0 ]; then
+		echo "no kgo_handoff event followed by a start on its P"
+		return 1
+	fi
+	for q in 50 90; do
+		v=$(sed -n "$((n * q / 100 + 1))p" /tmp/handoff.ns)
+		echo "{\"metric\":\"handoff_p$q\",\"impl\":\"kgo\",\"unit\":\"ns\",\"value\":$v,\"handoffs\":$n}"
+	done
+}
+
 # Go's trees are as deep as kgo's were: kgo_bench.ko picks its depth
 # for the VM's memory and says it in its tree lines.
 kgo_tree_depth() {
@@ -97,6 +149,7 @@ step() {
 steps() {
 	step kgo_bench.ko "in-kernel suite" kernel_suite
 	step tree_steals kgo tree_steals
+	step handoff kgo handoff
 	depth=$(kgo_tree_depth)
 	for m in spawn yield_pingpong chan_pingpong tree_1p tree_allp; do
 		step "$m" go $bin/gobench $size ${depth:+-depth $depth} -run "$m"
