@@ -421,6 +421,19 @@ static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
 	m->p = p;
 }
 
+/* The M's own P, taken off the idle list if it is there; else NULL. */
+static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
+{
+	struct kgo_sched *sched = m->sched;
+	unsigned long flags;
+	struct kgo_p *p;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return p;
+}
+
 /**
  * kgo_reacquire_home() - take the M's own P back if it is idle
  * @m: an M that holds no P (its P was handed off while it blocked)
@@ -430,13 +443,8 @@ static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
  */
 bool kgo_reacquire_home(struct kgo_m *m)
 {
-	struct kgo_sched *sched = m->sched;
-	unsigned long flags;
-	struct kgo_p *p;
+	struct kgo_p *p = kgo_pidleget_home(m);
 
-	spin_lock_irqsave(&sched->lock, flags);
-	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
-	spin_unlock_irqrestore(&sched->lock, flags);
 	if (!p)
 		return false;
 	kgo_acquirep(m, p);
@@ -449,22 +457,20 @@ bool kgo_reacquire_home(struct kgo_m *m)
  *
  * As kgo_reacquire_home(), but never sleeps: an M that the kernel moved
  * off its CPU (which went offline meanwhile) is not rebound here, and
- * does without its P until its next switch.
+ * does without its P until its next switch. Nobody else touches an idle
+ * P, so taking it off the list under the lock makes it ours.
  */
 void kgo_reacquire_home_atomic(struct kgo_m *m)
 {
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *home = m->home;
-	unsigned long flags;
+	struct kgo_p *p;
 
-	if (!cpumask_equal(current->cpus_ptr, cpumask_of(home->cpu)))
+	if (!cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
 		return;
-	spin_lock_irqsave(&sched->lock, flags);
-	if (!sched->stopping && kgo_pidleget_exact(sched, home)) {
-		home->m = m;
-		m->p = home;
+	p = kgo_pidleget_home(m);
+	if (p) {
+		p->m = m;
+		m->p = p;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
