@@ -95,16 +95,16 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	if (now < p->mon_schedwhen + (u64)slice_ms * NSEC_PER_MSEC)
 		return false;
 	/*
-	 * Racy, as in Go's preemptone(): the G may have just switched out,
-	 * and then another one gets a spurious early yield. Ms are freed
-	 * only by this thread and Gs only at unload, so the reads are safe.
-	 */
-	/*
 	 * Gs queued behind one that ran its slice: until it next calls kgo
 	 * they can only run elsewhere, so call a thief over if a P is idle.
 	 */
 	if (!kgo_runqempty(p) && atomic_read(&p->sched->npidle))
 		kgo_wakep();
+	/*
+	 * Racy, as in Go's preemptone(): the G may have just switched out,
+	 * and then another one gets a spurious early yield. Ms are freed
+	 * only by this thread and Gs only at unload, so the reads are safe.
+	 */
 	m = READ_ONCE(p->m);
 	g = m ? READ_ONCE(m->curg) : NULL;
 	if (!g || READ_ONCE(g->preempt))
