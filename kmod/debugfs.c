@@ -18,8 +18,9 @@
  * kgo_sched_exit(), and G structs stay on sched.allg until then (see
  * struct kgo_g); kgo_debugfs_exit() runs before it, waiting for readers
  * in flight. Ms are freed earlier, by the monitor, once idle and off
- * sched.allm under sched.lock: the views that follow M pointers hold
- * that lock.
+ * sched.allm under sched.lock: the views that follow M pointers from
+ * the Ps and allm hold that lock; the goroutines view follows a running
+ * G's M, which the monitor frees only after an RCU grace period.
  *
  * debugfs is optional: without it (CONFIG_DEBUG_FS=n, or debugfs_*
  * failing) the module loads without these files.
@@ -40,7 +41,7 @@
 #include "proc.h"
 #include "sched.h"
 
-/* /sys/kernel/debug/kgo, or an ERR_PTR/NULL without debugfs. */
+/* /sys/kernel/debug/kgo, or NULL without debugfs. */
 static struct dentry *kgo_debugfs_root;
 
 static const char *const kgo_pstatus_names[] = {
@@ -210,13 +211,18 @@ static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
 	struct kgo_m *m = NULL;
 	const char *st;
 
-	switch (kgo_g_status(g)) {
+	/* Acquire: pairs with kgo_execute() setting g->m before RUNNING. */
+	switch (atomic_read_acquire(&g->status)) {
 	case KGO_G_RUNNABLE:
 		st = "runnable";
 		break;
 	case KGO_G_RUNNING:
 		st = "running";
-		/* Racy: set just after the status, see kgo_execute(). */
+		/*
+		 * The M it runs on, alive at least as long as the G runs
+		 * there; the monitor frees stopped Ms with kfree_rcu() and we
+		 * read with interrupts off (allg_lock), an RCU reader.
+		 */
 		m = READ_ONCE(g->m);
 		/* Asleep in the kernel, its M with it (Go's _Gsyscall). */
 		if (m && (READ_ONCE(m->insyscall) || READ_ONCE(m->blocking)))

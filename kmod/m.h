@@ -56,6 +56,7 @@ struct kgo_m {
 	bool nextp_spinning;		/* L */
 	bool woken;			/* L: a wake-up is pending */
 	u64 idle_since;			/* L: when it went on midle */
+	struct rcu_head rcu;		/* freed after readers (debugfs.c) */
 };
 
 /* The M running the caller, or NULL when the caller is not on an M. */

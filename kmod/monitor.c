@@ -187,7 +187,7 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 	list_for_each_entry_safe(m, tmp, &dead, all_node) {
 		kthread_stop(m->task);
 		put_task_struct(m->task);
-		kfree(m);
+		kfree_rcu(m, rcu);	/* debugfs may be reading it */
 	}
 }
 

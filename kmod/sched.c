@@ -794,8 +794,12 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	trace_kgo_g_start(g->goid, p->id, now - g->since);
 	g->since = now;
 resume:
+	/*
+	 * g->m first: the status CAS (a full barrier) publishes it, so a
+	 * reader that sees RUNNING with acquire sees this M (debugfs.c).
+	 */
+	WRITE_ONCE(g->m, m);
 	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
-	g->m = m;
 	m->curg = g;
 	m->req = KGO_REQ_NONE;
 
@@ -818,6 +822,12 @@ resume:
 		 * release, a lock that interrupt context also takes.
 		 */
 		g->since = ktime_get_mono_fast_ns();
+		/*
+		 * Before unlockf: once it has released the G's locks, the G
+		 * may be readied and run again, and its next park reuse
+		 * waitreason. A park that unlockf declines is traced too.
+		 */
+		trace_kgo_g_park(g->goid, p ? p->id : -1, g->waitreason);
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_WAITING);
 		parked = !g->unlockf || g->unlockf(g, g->unlock_arg);
 	}
@@ -836,7 +846,6 @@ resume:
 	case KGO_REQ_PARK:
 		/* What the G held for unlockf must now be released. */
 		kgo_switch_check(m, "park");
-		trace_kgo_g_park(g->goid, p ? p->id : -1, g->waitreason);
 		if (p)
 			kgo_pstat_inc(p, parks);
 		if (parked)

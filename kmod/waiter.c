@@ -99,20 +99,26 @@ struct kgo_waiter_park {
 };
 
 /*
- * Runs on the M once the goroutine is WAITING. The timer is armed before
- * the locks go: from the moment they do, a waker may claim and ready
- * the goroutine, which may then return and take @park and @w (on its
- * stack) with it. A timer firing first is harmless: the goroutine it
- * readies cannot get past the locks we still hold.
+ * Runs on the M once the goroutine is WAITING, with interrupts off. The
+ * timer is armed before the locks go: from the moment they do, a waker
+ * may claim and ready the goroutine, which may then return and take
+ * @park and @w (on its stack) with it. So everything needed from them is
+ * read first, and the timer is pinned to this CPU, where it cannot fire
+ * before we return (kgo_sleep() holds no lock that would hold the
+ * goroutine back).
  */
 static bool kgo_waiter_unlockf(struct kgo_g *g, void *arg)
 {
 	struct kgo_waiter_park *park = arg;
 	struct kgo_waiter *w = park->w;
+	void (*unlock)(void *arg) = park->unlock;
+	void *unlock_arg = park->arg;
 
+	lockdep_assert_irqs_disabled();
 	if (w->timeout_ns != KGO_FOREVER)
-		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
-	park->unlock(park->arg);	/* last touch of the goroutine's stack */
+		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	unlock(unlock_arg);
 	return true;
 }
 
