@@ -25,7 +25,7 @@ func spawn(n int64) time.Duration {
 
 // node is one node of the spawn tree: it starts two children one level
 // down, unless it is a leaf, and waits for them with a WaitGroup, as
-// kgo's KGO_TASK_SPAWN nodes do.
+// the nodes of kgo_bench.ko's tree (bench/kmod/tree.c) do.
 func node(depth int64, parent *sync.WaitGroup) {
 	if depth > 0 {
 		var wg sync.WaitGroup

@@ -37,7 +37,7 @@ static inline u64 kgo_bench_size(const struct kgo_bench_cfg *cfg, u64 full,
 }
 
 /*
- * Every workload is first run untimed at a tenth of its size,
+ * The timed workloads are first run untimed at a tenth of their size,
  * so that what is timed finds caches (kgo's free Gs and stacks, worker
  * pools, the slab) warm, as a long-running user would; bench/go does
  * the same for Go's runtime.

@@ -43,8 +43,9 @@ module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "Run only these workloads, comma-separated");
 
 /*
- * In this order: mem first, while kgo's free lists are short (see
- * mem.c); max_queued last, since it leaves its memory with kgo.
+ * In this order: mem first, before this load's other workloads fill
+ * kgo's free lists (earlier loads may have; see mem.c); max_queued
+ * last, since it leaves its memory with kgo.
  */
 static const struct kgo_bench_workload {
 	const char *name;

@@ -210,6 +210,7 @@ void kgo_bench_wake_latency(const struct kgo_bench_cfg *cfg)
 		ret = wake_run(impl, kgo_bench_warm_size(n),
 			       kgo_bench_budget(cfg, true), &w);
 		wake_free(w);
+		w = NULL;	/* a failed warm-up skips the run: not freed twice */
 		if (!ret)
 			ret = wake_run(impl, n, kgo_bench_budget(cfg, false), &w);
 		if (!ret && !w->n)
