@@ -248,6 +248,8 @@ static struct kunit_case kgo_block_cases[] = {
 
 static struct kunit_suite kgo_block_suite = {
 	.name = "kgo_block",
+	.init = kgo_test_procs_init,
+	.exit = kgo_test_procs_exit,
 	.test_cases = kgo_block_cases,
 };
 

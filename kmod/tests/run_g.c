@@ -6,6 +6,7 @@
  * and the case checks it afterwards on its own thread.
  */
 
+#include <kunit/test.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
@@ -83,4 +84,20 @@ int kgo_test_wait_quiet(unsigned int timeout_ms)
 		usleep_range(10000, 20000);
 	} while (time_before(jiffies, end));
 	return -ETIMEDOUT;
+}
+
+/*
+ * Suite .init and .exit for cases that change kgo_gomaxprocs(): .exit
+ * runs even after a failed assertion ended the case half-way, so the
+ * next case starts with the Ps this one found.
+ */
+int kgo_test_procs_init(struct kunit *test)
+{
+	test->priv = (void *)(long)kgo_gomaxprocs(0);
+	return 0;
+}
+
+void kgo_test_procs_exit(struct kunit *test)
+{
+	kgo_gomaxprocs((long)test->priv);
 }

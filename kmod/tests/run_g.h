@@ -5,6 +5,10 @@
 int kgo_test_run_in_g(void (*fn)(void *arg), void *arg, unsigned int timeout_ms);
 int kgo_test_wait_quiet(unsigned int timeout_ms);
 
+struct kunit;
+int kgo_test_procs_init(struct kunit *test);
+void kgo_test_procs_exit(struct kunit *test);
+
 /* A per-P counter of struct kgo_pstats, summed over every P. */
 u64 kgo_test_pstat_sum(size_t off);
 #define KGO_TEST_PSTAT(field) \

@@ -222,6 +222,27 @@ static void count_line(const char *line, struct seen *s)
 	}
 }
 
+/* 0 once kgo has no live goroutine, -1 (errno set) on error or timeout. */
+static int wait_goroutines_gone(int fd, uint64_t timeout_ns)
+{
+	uint64_t end = now_ns() + timeout_ns;
+	struct kgo_stats st;
+
+	for (;;) {
+		memset(&st, 0, sizeof(st));
+		st.size = sizeof(st);
+		if (ioctl(fd, KGO_IOC_STATS, &st))
+			return -1;
+		if (!st.goroutines)
+			return 0;
+		if (now_ns() > end) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		usleep(1000);
+	}
+}
+
 TEST_F_TIMEOUT(trace, goroutine_life_cycle, 120)
 {
 	/* 3 tasks spawned from this thread, 6 goroutines from goroutines. */
@@ -252,6 +273,12 @@ TEST_F_TIMEOUT(trace, goroutine_life_cycle, 120)
 		ASSERT_LT(0, r) TH_LOG("read: %s", strerror(errno));
 		got += r / sizeof(*c);
 	}
+	/*
+	 * A task's goroutine posts its completion before it ends, and the
+	 * spawned ones report to their parent first too: wait until every
+	 * goroutine is gone, so that their kgo_g_end events are in.
+	 */
+	ASSERT_EQ(0, wait_goroutines_gone(self->fd, 60 * NSEC));
 	ASSERT_EQ(0, write_str(self->dir, "events/kgo/enable", "0"));
 	for (unsigned int i = 0; i < n; i++) {
 		EXPECT_EQ(0, c[i].status)
