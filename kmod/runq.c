@@ -287,7 +287,7 @@ void kgo_globrunqputbatch(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
  * @p: the caller's P, which receives all but the returned G
  * @max: take at most this many; 0 for no limit
  *
- * Takes runqsize/nprocs + 1 Gs, at most half a ring, as Go does.
+ * Takes runqsize/gomaxprocs + 1 Gs, at most half a ring, as Go does.
  * Callers pass @max 1 or have an empty ring, so the extra Gs always fit:
  * an overflow here would take sched->lock again in kgo_runqputslow().
  *

@@ -6,9 +6,10 @@
  *
  *   G  a goroutine: a function with its own kernel stack (g.h, stack.c).
  *   M  a kthread bound to one CPU that runs Gs (m.c).
- *   P  one per online CPU at load: the right to run Gs on that CPU, with
- *      a local run queue, a runnext slot, a free-G list and a stack
- *      cache (proc.h, runq.c). Only an M of the P's CPU holds it.
+ *   P  one per possible CPU, in use while the CPU is online (procs.c):
+ *      the right to run Gs on that CPU, with a local run queue, a
+ *      runnext slot, a free-G list and a stack cache (proc.h, runq.c).
+ *      Only an M of the P's CPU holds it.
  *
  * An M runs Gs only while it holds its CPU's P. The M's own kthread
  * stack is the scheduler stack (Go's g0): kgo_schedule() loops there,
@@ -32,7 +33,7 @@
  *   1. every 61st new time slice, one G from the global queue, so that
  *      two Gs readying each other through runnext cannot starve it;
  *   2. runnext, then the local ring;
- *   3. the global queue (a fair share: size/nprocs + 1);
+ *   3. the global queue (a fair share: size/gomaxprocs + 1);
  *   4. if spinning is allowed, 4 passes over all other busy Ps in a
  *      random order, stealing half of a victim's ring; runnext only on
  *      the last pass;

@@ -7,8 +7,10 @@
  * preemption). Every field is an integer, so that recording stays
  * cheap and the binary format needs no string copies.
  *
- * A P field of -1 means the event came from outside any goroutine
- * (a thread that is not an M, or interrupt context).
+ * A P field of -1 means no P: the event came from outside any goroutine
+ * (a thread that is not an M, or interrupt context), or from a
+ * goroutine whose M lost its P while it blocked; kgo_m_wake's p=-1
+ * wakes the M to exit.
  *
  * This header is read several times (TRACE_HEADER_MULTI_READ): once
  * normally and again by define_trace.h, from trace.c only, to emit the

@@ -11,7 +11,7 @@
 #define INFO_USAGE	"info"
 #define RUN_USAGE	"run KIND [ARG...] [--count N] [--batch B] [--size BYTES] [--quiet]"
 #define RUN_KINDS	"KIND: nop | spin NS | yield N | spawn FANOUT DEPTH | checksum\n" \
-			"        | sleep NS | pingpong N | select N GAP_NS"
+			"        | sleep NS | pingpong N | select N GAP_NS | block US"
 #define STATS_USAGE	"stats [--json]"
 #define SCHED_USAGE	"schedtrace MS [--count K]"
 

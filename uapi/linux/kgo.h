@@ -48,7 +48,8 @@
  * @flags: in: must be 0
  * @abi_version: out: %KGO_ABI_VERSION of the loaded module
  * @nr_procs: out: the number of Ps the scheduler runs goroutines on
- *	      (kgo's GOMAXPROCS: one per online CPU)
+ *	      (kgo's GOMAXPROCS: one per online CPU, or fewer as the
+ *	      maxprocs parameter or kgo_gomaxprocs() set)
  * @stack_size: out: bytes of kernel stack each running goroutine holds
  * @task_size: out: sizeof(struct kgo_task) as the module knows it
  * @completion_size: out: sizeof(struct kgo_completion), the size of one
