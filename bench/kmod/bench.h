@@ -100,12 +100,8 @@ u64 kgo_bench_median(u64 *v, size_t n);
 /* pin.c: leave goroutines one P. */
 struct kgo_bench_pin {
 	int prev;			/* kgo_gomaxprocs() before */
-	atomic_t running;		/* hogs started */
-	bool stop;			/* hogs are to return */
-	struct kgo_waitgroup hogs;	/* ... and have not yet */
 };
 
-const char *kgo_bench_pin_via(void);
 int kgo_bench_pin_start(struct kgo_bench_pin *pin);
 void kgo_bench_pin_stop(struct kgo_bench_pin *pin);
 int kgo_bench_nprocs(void);

@@ -90,12 +90,8 @@ static unsigned int tree_depth(const struct kgo_bench_cfg *cfg)
 	return min(14 + ilog2(cfg->scale), TREE_DEPTH_MAX);
 }
 
-/*
- * A warm-up tree of an eighth of the size, then the timed one. @via says
- * how the tree got @procs Ps.
- */
-static void tree_bench(const char *metric, unsigned int depth, int procs,
-		       const char *via)
+/* A warm-up tree of an eighth of the size, then the timed one, on @procs Ps. */
+static void tree_bench(const char *metric, unsigned int depth, int procs)
 {
 	u64 nodes = (2ULL << depth) - 1, ns;
 	int ret;
@@ -107,16 +103,16 @@ static void tree_bench(const char *metric, unsigned int depth, int procs,
 		kgo_bench_report_error(metric, "kgo", ret);
 	else
 		kgo_bench_report(metric, "kgo", "ms", ns, NSEC_PER_MSEC,
-				 "\"iters\":%llu,\"depth\":%u,\"procs\":%d,\"via\":\"%s\"",
-				 nodes, depth, procs, via);
+				 "\"iters\":%llu,\"depth\":%u,\"procs\":%d",
+				 nodes, depth, procs);
 }
 
 void kgo_bench_tree_allp(const struct kgo_bench_cfg *cfg)
 {
-	tree_bench("tree_allp", tree_depth(cfg), kgo_bench_nprocs(), "all");
+	tree_bench("tree_allp", tree_depth(cfg), kgo_bench_nprocs());
 }
 
-/* On one P: kgo_gomaxprocs(1), or hogs on the others (pin.c). */
+/* On one P: kgo_gomaxprocs(1) (pin.c). */
 void kgo_bench_tree_1p(const struct kgo_bench_cfg *cfg)
 {
 	struct kgo_bench_pin pin;
@@ -127,6 +123,6 @@ void kgo_bench_tree_1p(const struct kgo_bench_cfg *cfg)
 		kgo_bench_report_error("tree_1p", "kgo", ret);
 		return;
 	}
-	tree_bench("tree_1p", tree_depth(cfg), 1, kgo_bench_pin_via());
+	tree_bench("tree_1p", tree_depth(cfg), 1);
 	kgo_bench_pin_stop(&pin);
 }

@@ -13,8 +13,9 @@
 #ifndef _KGO_BENCH_NOP_H
 #define _KGO_BENCH_NOP_H
 
-/* die(), die_err(), die_errno(), now_ns(): kgoctl's, linked in. */
+/* kgoctl's helpers, linked in: die*(), now_ns(), xcalloc(), open_dev()... */
 #include "common.h"
+#include "device.h"
 
 struct nop_impl {
 	const char *name;	/* "impl" in the JSON line */

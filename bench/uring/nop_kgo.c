@@ -10,7 +10,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,24 +27,16 @@ static size_t rec_size;	/* the module's struct kgo_completion */
 
 static void kgo_setup(unsigned int batch)
 {
-	struct kgo_info info = { .size = sizeof(info) };
+	struct kgo_info info;
 
-	fd = open(KGO_DEVICE_PATH, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		die_errno("open " KGO_DEVICE_PATH " (is kgo.ko loaded?)");
-	if (ioctl(fd, KGO_IOC_GET_INFO, &info))
-		die_errno("KGO_IOC_GET_INFO");
-	if (info.abi_version != KGO_ABI_VERSION)
-		die("the module speaks ABI %u, this program ABI %u",
-		    info.abi_version, KGO_ABI_VERSION);
+	fd = open_dev();
+	require_abi(fd, &info);
 	/* A newer module's records are longer: read whole ones, use ours. */
-	rec_size = info.completion_size;
+	rec_size = info.completion_size ?: sizeof(struct kgo_completion);
 	if (rec_size < sizeof(struct kgo_completion))
 		die("completion records of %zu bytes, shorter than ours", rec_size);
-	tasks = calloc(batch, sizeof(*tasks));
-	recs = calloc(batch, rec_size);
-	if (!tasks || !recs)
-		die("out of memory");
+	tasks = xcalloc(batch, sizeof(*tasks));
+	recs = xcalloc(batch, rec_size);
 	for (unsigned int i = 0; i < batch; i++) {
 		tasks[i].kind = KGO_TASK_NOP;
 		tasks[i].tag = i;

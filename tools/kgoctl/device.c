@@ -54,8 +54,8 @@ void require_abi(int fd, struct kgo_info *info)
 {
 	get_info(fd, info);
 	if (info->abi_version != KGO_ABI_VERSION)
-		die("the module speaks ABI %u, this kgoctl ABI %u: rebuild one of them",
-		    info->abi_version, KGO_ABI_VERSION);
+		die("the module speaks ABI %u, this %s ABI %u: rebuild one of them",
+		    info->abi_version, prog, KGO_ABI_VERSION);
 }
 
 /*
