@@ -39,6 +39,7 @@
 #include "g.h"
 #include "m.h"
 #include "proc.h"
+#include "runq.h"
 #include "sched.h"
 
 /* /sys/kernel/debug/kgo, or NULL without debugfs. */
@@ -96,19 +97,6 @@ static s64 kgo_debugfs_mid(const struct kgo_m *m)
 	return m ? (s64)m->id : -1;
 }
 
-/*
- * The ring's length alone, as Go's runqsize (runnext is shown apart).
- * Racy: head is read first so that a moving queue does not look
- * negative; a torn view past the ring's size shows as empty.
- */
-static u32 kgo_debugfs_runqsize(const struct kgo_p *p)
-{
-	u32 h = READ_ONCE(p->runqhead);
-	u32 n = READ_ONCE(p->runqtail) - h;
-
-	return n > KGO_RUNQ_SIZE ? 0 : n;
-}
-
 static int kgo_debugfs_sched_show(struct seq_file *s, void *unused)
 {
 	struct kgo_sched_snap snap;
@@ -140,7 +128,7 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 		seq_printf(s, "P%d: cpu=%d status=%s m=%lld schedtick=%u runqsize=%u runnext=%llu gfreecnt=%u",
 			   p->id, p->cpu, kgo_debugfs_pstatus(READ_ONCE(p->status)),
 			   kgo_debugfs_mid(READ_ONCE(p->m)), READ_ONCE(p->schedtick),
-			   kgo_debugfs_runqsize(p), next ? READ_ONCE(next->goid) : 0,
+			   kgo_runq_ringlen(p), next ? READ_ONCE(next->goid) : 0,
 			   READ_ONCE(p->ngfree));
 		for (f = 0; f < ARRAY_SIZE(kgo_pstat_fields); f++)
 			seq_printf(s, " %s=%llu", kgo_pstat_fields[f].name,

@@ -254,15 +254,23 @@ bool kgo_runqempty(struct kgo_p *p)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqempty);
 
+/*
+ * Racy length of the ring alone, for statistics (Go's runqsize). Head
+ * is read first so that a moving queue cannot look negative; a torn
+ * view past the ring's size shows as empty.
+ */
+u32 kgo_runq_ringlen(const struct kgo_p *p)
+{
+	u32 h = READ_ONCE(p->runqhead);
+	u32 n = READ_ONCE(p->runqtail) - h;
+
+	return n > KGO_RUNQ_SIZE ? 0 : n;
+}
+
 /* Racy length, for statistics: ring plus runnext. */
 u32 kgo_runqlen(struct kgo_p *p)
 {
-	u32 h = READ_ONCE(p->runqhead), t = READ_ONCE(p->runqtail);
-	u32 n = t - h;
-
-	if (n > KGO_RUNQ_SIZE)	/* torn read of a moving queue */
-		n = 0;
-	return n + !!READ_ONCE(p->runnext);
+	return kgo_runq_ringlen(p) + !!READ_ONCE(p->runnext);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
 

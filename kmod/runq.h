@@ -13,6 +13,7 @@ void kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next);
 struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit);
 struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2, bool stealnext);
 bool kgo_runqempty(struct kgo_p *p);
+u32 kgo_runq_ringlen(const struct kgo_p *p);
 u32 kgo_runqlen(struct kgo_p *p);
 
 void kgo_globrunqput(struct kgo_sched *sched, struct kgo_g *g);

@@ -859,8 +859,9 @@ resume:
 	case KGO_REQ_PREEMPT:
 		if (p) {
 			kgo_pstat_inc(p, preempts);
-			trace_kgo_preempt(g->goid, p->id, ktime_get_mono_fast_ns() -
-					  READ_ONCE(p->mon_schedwhen));
+			if (trace_kgo_preempt_enabled())
+				trace_kgo_preempt(g->goid, p->id, ktime_get_mono_fast_ns() -
+						  READ_ONCE(p->mon_schedwhen));
 		}
 		fallthrough;
 	case KGO_REQ_EXITSYSCALL:

@@ -166,7 +166,11 @@ TRACE_EVENT(kgo_handoff,
 		      __entry->p, __entry->mid, __entry->goid, __entry->blocked_ns)
 );
 
-/* Goroutine @goid was preempted on @p at a kgo call after @ran_ns in one slice. */
+/*
+ * Goroutine @goid was preempted on @p at a kgo call after @ran_ns in one
+ * slice, counted from the monitor's first sight of that slice: short by
+ * up to one monitor tick.
+ */
 TRACE_EVENT(kgo_preempt,
 	    TP_PROTO(u64 goid, int p, u64 ran_ns),
 	    TP_ARGS(goid, p, ran_ns),
