@@ -230,6 +230,22 @@ void kgo_block_begin(void)
 }
 EXPORT_SYMBOL_GPL(kgo_block_begin);
 
+/*
+ * kgo_block_begin() for kgo's own calls that may sleep (kgo_gomaxprocs()),
+ * which a user may make inside a kgo_block_begin/end of theirs: then the
+ * P is already let go, and their kgo_block_end() is the one to end it.
+ * Return: whether it began a block, which the caller then ends.
+ */
+bool kgo_block_begin_unless_inside(void)
+{
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
+
+	if (m && m->blocking)
+		return false;
+	kgo_block_begin();
+	return true;
+}
+
 void kgo_block_end(void)
 {
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;

@@ -30,6 +30,7 @@
 #include <linux/wait.h>
 
 #include <kgo.h>
+#include "block.h"
 #include "g.h"
 #include "procs.h"
 #include "proc.h"
@@ -167,13 +168,14 @@ static int kgo_cpu_offline(unsigned int cpu)
 
 int kgo_gomaxprocs(int n)
 {
+	bool block;
 	int prev;
 
 	might_sleep();
 	if (n <= 0)
 		return READ_ONCE(kgo_sched.gomaxprocs);
 	/* From a goroutine: let its own P go, in case that one stops. */
-	kgo_block_begin();
+	block = kgo_block_begin_unless_inside();
 	cpus_read_lock();
 	mutex_lock(&kgo_procs_lock);
 	prev = READ_ONCE(kgo_sched.gomaxprocs);
@@ -181,7 +183,8 @@ int kgo_gomaxprocs(int n)
 	kgo_procs_apply(&kgo_sched, -1);
 	mutex_unlock(&kgo_procs_lock);
 	cpus_read_unlock();
-	kgo_block_end();
+	if (block)
+		kgo_block_end();
 	return prev;
 }
 EXPORT_SYMBOL_GPL(kgo_gomaxprocs);

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "m.h"
 #include "proc.h"
 #include "sched.h"
 #include "tests/run_g.h"
@@ -190,7 +191,11 @@ static void procs_body(void *arg)
 	kgo_wg_done(&x->wg);
 }
 
-/* From a goroutine: its own P may be the one that stops. */
+/*
+ * From a goroutine: its own P may be the one that stops. Then inside the
+ * goroutine's own kgo_block_begin/end, which kgo_gomaxprocs() must
+ * neither nest (a WARN) nor end early.
+ */
 static void procs_from_g(void *arg)
 {
 	int *r = arg;
@@ -199,6 +204,11 @@ static void procs_from_g(void *arg)
 	r[1] = kgo_gomaxprocs(0);
 	r[2] = kgo_gomaxprocs(r[0]);
 	r[3] = kgo_gomaxprocs(0);
+	kgo_block_begin();
+	r[4] = kgo_gomaxprocs(1);
+	r[5] = kgo_gomaxprocs(r[4]);
+	r[6] = kgo_this_m()->blocking;	/* still inside ours */
+	kgo_block_end();
 }
 
 static void kgo_block_gomaxprocs_test(struct kunit *test)
@@ -206,7 +216,7 @@ static void kgo_block_gomaxprocs_test(struct kunit *test)
 	struct procs_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	int all = kgo_gomaxprocs(0), i, offline = 0;
 	struct kgo_sched_snap s;
-	int r[4];
+	int r[7];
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	KUNIT_ASSERT_GE(test, all, 1);
@@ -235,6 +245,9 @@ static void kgo_block_gomaxprocs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r[1], 1);
 	KUNIT_EXPECT_EQ(test, r[2], 1);
 	KUNIT_EXPECT_EQ(test, r[3], all);
+	KUNIT_EXPECT_EQ(test, r[4], all);
+	KUNIT_EXPECT_EQ(test, r[5], 1);
+	KUNIT_EXPECT_EQ(test, r[6], 1);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
