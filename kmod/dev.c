@@ -64,13 +64,18 @@ static struct miscdevice kgo_miscdev = {
 	.fops	= &kgo_dev_fops,
 };
 
-int kgo_dev_init(void)
+int kgo_dev_check_params(void)
 {
 	/* Read and write for root always; others may be let in, no more. */
 	if ((dev_mode & ~0666) || (dev_mode & 0600) != 0600) {
 		pr_err("dev_mode=%#o: must be between 0600 and 0666\n", dev_mode);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int kgo_dev_init(void)
+{
 	kgo_miscdev.mode = dev_mode;
 	return misc_register(&kgo_miscdev);
 }

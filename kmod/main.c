@@ -22,7 +22,16 @@ static int __init kgo_init(void)
 {
 	int ret;
 
+	/*
+	 * Every parameter first: a bad one fails the load before anything
+	 * starts or is undone, kthreads and the kernel's preempt notifier
+	 * key (a jump label patched into the scheduler) included.
+	 */
 	ret = kgo_monitor_check_params();
+	if (!ret)
+		ret = kgo_procs_check_params();
+	if (!ret)
+		ret = kgo_dev_check_params();
 	if (ret)
 		return ret;
 	ret = kgo_m_init();

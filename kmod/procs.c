@@ -189,15 +189,21 @@ int kgo_gomaxprocs(int n)
 }
 EXPORT_SYMBOL_GPL(kgo_gomaxprocs);
 
+int kgo_procs_check_params(void)
+{
+	/* kgo_sched_init() makes a P per possible CPU. */
+	if (maxprocs < 0 || maxprocs > num_possible_cpus()) {
+		pr_err("maxprocs=%d: must be 0 (every CPU) to %u\n", maxprocs,
+		       num_possible_cpus());
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int kgo_procs_init(void)
 {
 	int ret;
 
-	if (maxprocs < 0 || maxprocs > kgo_sched.nprocs) {
-		pr_err("maxprocs=%d: must be 0 (every CPU) to %d\n", maxprocs,
-		       kgo_sched.nprocs);
-		return -EINVAL;
-	}
 	cpus_read_lock();
 	mutex_lock(&kgo_procs_lock);
 	kgo_procs_want = maxprocs;

@@ -2,6 +2,7 @@
 #ifndef _KGO_PROCS_H
 #define _KGO_PROCS_H
 
+int kgo_procs_check_params(void);
 int kgo_procs_init(void);
 void kgo_procs_exit(void);
 
