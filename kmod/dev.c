@@ -55,7 +55,6 @@ static const struct file_operations kgo_dev_fops = {
 	.poll		= kgo_dev_poll,
 	.unlocked_ioctl	= kgo_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
 };
 
 static struct miscdevice kgo_miscdev = {

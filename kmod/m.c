@@ -13,6 +13,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/stackprotector.h>
 #include <linux/topology.h>
 #include <kunit/visibility.h>
 
@@ -23,7 +24,11 @@
 #include "switch.h"
 #include "trace.h"
 
-/* The canary every M runs with, see kgo_canary_swap(). */
+/*
+ * The canary every M runs with, see kgo_canary_swap(). get_random_canary()
+ * is in <linux/random.h> up to 6.1 and in <linux/stackprotector.h> from
+ * 6.2: both are included.
+ */
 static unsigned long kgo_canary;
 
 /*

@@ -27,11 +27,11 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
-#include <linux/shrinker.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <kunit/visibility.h>
 
+#include "compat.h"
 #include "g.h"
 #include "proc.h"
 #include "sched.h"
@@ -197,18 +197,17 @@ static unsigned long kgo_stack_shrink_scan(struct shrinker *s,
 	return freed ? freed : SHRINK_STOP;
 }
 
-static struct shrinker kgo_stack_shrinker = {
-	.count_objects	= kgo_stack_shrink_count,
-	.scan_objects	= kgo_stack_shrink_scan,
-	.seeks		= DEFAULT_SEEKS,
-};
+static struct shrinker *kgo_stack_shrinker;
 
 int kgo_stack_init(void)
 {
-	return register_shrinker(&kgo_stack_shrinker, "kgo-stacks");
+	kgo_stack_shrinker = kgo_shrinker_create("kgo-stacks", kgo_stack_shrink_count,
+						 kgo_stack_shrink_scan);
+	return kgo_stack_shrinker ? 0 : -ENOMEM;
 }
 
 void kgo_stack_exit(void)
 {
-	unregister_shrinker(&kgo_stack_shrinker);
+	kgo_shrinker_destroy(kgo_stack_shrinker);
+	kgo_stack_shrinker = NULL;
 }

@@ -15,6 +15,8 @@
 #include <linux/objtool.h>
 #include <asm/unwind_hints.h>
 
+#include "compat.h"
+
 	.text
 
 /*
@@ -50,9 +52,14 @@ SYM_FUNC_END(kgo_switch)
  * The hint ends every unwind of a goroutine stack here.
  */
 SYM_CODE_START(kgo_g_entry)
-	UNWIND_HINT_EMPTY
+	UNWIND_HINT_END_OF_STACK
 	ANNOTATE_NOENDBR	/* only ever returned to */
 	movq	%rbx, %rdi
 	call	kgo_g_main
-	ud2			/* kgo_g_main does not return */
+	/*
+	 * kgo_g_main() does not return. Not ud2: objtool (6.12 runs it on
+	 * the linked module) knows the call is __noreturn and calls code
+	 * after it unreachable; int3 is padding it accepts.
+	 */
+	int3
 SYM_CODE_END(kgo_g_entry)

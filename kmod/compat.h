@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What differs between the kernels kgo builds against, Debian's 6.1 and
+ * 6.12, in one place. Each helper is named for what kgo needs and says
+ * in which release the kernel changed; the rest of the tree has no
+ * version tests. Included by C and by assembly.
+ */
+#ifndef _KGO_COMPAT_H
+#define _KGO_COMPAT_H
+
+#include <linux/version.h>
+
+#ifdef __ASSEMBLY__
+
+#include <asm/unwind_hints.h>
+
+/*
+ * 6.4 renamed the hint that ends an unwind. Both are assembler macros,
+ * which the preprocessor cannot test for: go by the version.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
+#define UNWIND_HINT_END_OF_STACK UNWIND_HINT_EMPTY
+#endif
+
+#else /* !__ASSEMBLY__ */
+
+#include <linux/shrinker.h>
+#include <linux/slab.h>
+
+/*
+ * kgo_shrinker_create() - register a shrinker
+ * @name: its name in debugfs (/sys/kernel/debug/shrinker/)
+ * @count: its count_objects
+ * @scan: its scan_objects
+ *
+ * 6.7 made shrinkers dynamically allocated (shrinker_alloc() and
+ * shrinker_register()) and removed register_shrinker(). Before, the
+ * caller provided the struct: allocate it here, so that callers look
+ * the same on both.
+ *
+ * Return: the shrinker, registered, or NULL (out of memory).
+ */
+static inline struct shrinker *
+kgo_shrinker_create(const char *name,
+		    unsigned long (*count)(struct shrinker *, struct shrink_control *),
+		    unsigned long (*scan)(struct shrinker *, struct shrink_control *))
+{
+	struct shrinker *s;
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	s = shrinker_alloc(0, "%s", name);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	shrinker_register(s);
+#else
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	if (register_shrinker(s, "%s", name)) {
+		kfree(s);
+		return NULL;
+	}
+#endif
+	return s;
+}
+
+/* Unregisters and frees what kgo_shrinker_create() made. */
+static inline void kgo_shrinker_destroy(struct shrinker *s)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+	shrinker_free(s);
+#else
+	unregister_shrinker(s);
+	kfree(s);
+#endif
+}
+
+#endif /* __ASSEMBLY__ */
+#endif /* _KGO_COMPAT_H */
