@@ -57,8 +57,15 @@ check-harness:
 bench:
 	@tools/bench/bench.sh
 
+# Not kbuild's clean: for an external module it deletes every *.mod (and
+# *.o, *.s...) below M, and bench/go/go.mod is a tracked file. Kbuild's
+# outputs are all in kmod/ and at the top.
 clean:
-	-test -f "$(KDIR)/Makefile" && $(MAKE) -C $(KDIR) M=$(TOP) clean
+	find kmod \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+	  -o -name '.*.cmd' -o -name '.*.d' -o -name '*.a' -o -name '*.order' \
+	  -o -name '*.dwo' \) -type f -delete
+	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
+	rm -rf out/build out/bin
 	$(MAKE) -C tools/kgoctl clean
 	$(MAKE) -C selftests/kgo clean
 	$(MAKE) -C bench/go clean
