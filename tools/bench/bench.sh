@@ -44,7 +44,7 @@ mkdir -p "$vm/bench"
 # relative include paths work, against kgo's exported symbols.
 build_bench_kmod() {
 	local src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod log
-	local kdir=/lib/modules/$(stock_kver)/build
+	local kdir=/lib/modules/$(stock_kver stock)/build
 
 	if [ ! -d "$src" ]; then
 		note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"
@@ -77,6 +77,15 @@ mkdir -p "$KGO_OUT/bin/bench"
 cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
 	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_OUT/bin/bench/"
 cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
+
+# Figures need both vCPUs running at once (a parallel tree, cross-CPU
+# wake-ups), so a full run uses QEMU's multi-threaded TCG, which
+# run.sh otherwise avoids: it can hang the guest when the kernel patches
+# its text, and this job does (tracepoints for handoff). Rare at the
+# handful of flips a run makes, and a hang fails by the timeout. The
+# smoke run of make check only shows that every benchmark works: one
+# thread, as every other test VM.
+[ "$smoke" = 1 ] || export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi}
 
 # The job's settings travel on the kernel command line (see the job).
 # run.sh's own lines come after the progress, which lags behind them.

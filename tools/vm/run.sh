@@ -5,7 +5,7 @@
 # busybox, the kgo modules built for that kernel, the static test
 # binaries and a job, and judges the run from the result port.
 #
-#   run.sh --kernel stock|debug --job check|demo [--name NAME]
+#   run.sh --kernel debug|stock|stock-6.12 --job JOB [--name NAME]
 #
 # Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
 # Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
@@ -14,7 +14,9 @@
 #
 # Environment: KGO_VM_TIMEOUT (seconds; default 1800 debug, 600 stock),
 # KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
-# directory whose files go to the VM's /kgo too: make bench's).
+# directory whose files go to the VM's /kgo too: make bench's),
+# KGO_VM_QEMU (extra QEMU arguments, for a person debugging a hang: say
+# "-monitor unix:/tmp/mon,server,nowait" for "info registers -a").
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -27,14 +29,14 @@ while [ $# -gt 0 ]; do
 	*) die "run.sh: unknown argument $1" ;;
 	esac
 done
-[ -n "$kernel" ] && [ -n "$job" ] || die "usage: run.sh --kernel stock|debug --job check|demo [--name NAME]"
+[ -n "$kernel" ] && [ -n "$job" ] || die "usage: run.sh --kernel debug|stock|stock-6.12 --job JOB [--name NAME]"
 jobfile=$KGO_TOP/tools/vm/jobs/$job.sh
 [ -f "$jobfile" ] || die "no job $jobfile"
 name=${name:-$job-$kernel}
 
 case "$kernel" in
-stock)
-	kver=$(stock_kver)
+stock*)
+	kver=$(stock_kver "$kernel")
 	image=/boot/vmlinuz-$kver
 	mem=${KGO_VM_MEM:-1G}
 	timeout=${KGO_VM_TIMEOUT:-600}
@@ -47,11 +49,16 @@ debug)
 	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
 	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
 	;;
-*) die "run.sh: --kernel is stock or debug" ;;
+*) die "run.sh: --kernel is debug, stock or stock-6.12" ;;
 esac
 
 mods=$KGO_OUT/build/$kernel
-[ -f "$mods/kmod/kgo.ko" ] || die "no $mods/kmod/kgo.ko: build with tools/build-module.sh $kernel"
+[ -f "$mods/kmod/kgo.ko" ] || die "no $mods/kmod/kgo.ko: build with tools/build-all.sh $kernel"
+if [ -n "${kver:-}" ]; then
+	vermagic=$(modinfo -F vermagic "$mods/kmod/kgo.ko")
+	[ "${vermagic%% *}" = "$kver" ] ||
+		die "$mods/kmod/kgo.ko is built for ${vermagic%% *}, not $kver: tools/build-all.sh $kernel"
+fi
 bins=$KGO_OUT/bin
 logs=$KGO_OUT/logs
 mkdir -p "$logs"
@@ -76,16 +83,31 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$root.cpio.gz"
 trap 'rm -rf "$root" "$root.cpio.gz"' EXIT
 
-note "$name: booting the $kernel kernel (timeout ${timeout}s; console: $console)"
+# One host thread runs both vCPUs, in turns. QEMU 7.2's multi-threaded
+# TCG can keep executing a stale translation of kernel text that another
+# vCPU has just patched (a jump label or a tracepoint: int3 first, then
+# the new instruction): memory holds the new instruction, the vCPU runs
+# its cached int3 forever, the kernel's int3 handler rewinds it to the
+# "removed" breakpoint each time, and with interrupts off it never
+# answers the patcher's IPI. Seen under kgo load/unload and tracepoint
+# flips; tools/vm/jobs/patch-stress.sh reproduces it within a few
+# hundred rounds, and QEMU's "singlestep on" (new translations) unsticks
+# the hung guest, which is how it was told apart from a guest bug. With
+# one thread, no vCPU translates code while another writes it.
+# KGO_VM_TCG_THREAD=multi brings back parallel vCPUs (make bench).
+tcg_thread=${KGO_VM_TCG_THREAD:-single}
+
+note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread; console: $console)"
 start=$SECONDS
 boot() {
 	set +e
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m "$mem" \
+		-accel tcg,thread="$tcg_thread" -cpu max -smp 2 -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
-		-append "console=ttyS0 panic=-1 $append ${KGO_VM_APPEND:-}"
+		-append "console=ttyS0 panic=-1 $append ${KGO_VM_APPEND:-}" \
+		${KGO_VM_QEMU:-}
 	qrc=$?
 	set -e
 }
