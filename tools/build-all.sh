@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-#   build-all.sh stock|debug...
+#   build-all.sh debug|stock|stock-6.12...
 #
 # Installs what is missing, then builds the module for each named kernel
 # (the debug kernel itself first, from cache when it can) and the static
@@ -12,7 +12,7 @@ set -euo pipefail
 "$KGO_TOP/tools/deps.sh"
 for k in "$@"; do
 	case "$k" in
-	stock) kdir=/lib/modules/$(stock_kver)/build ;;
+	stock*) kdir=/lib/modules/$(stock_kver "$k")/build ;;
 	debug) kdir=$("$KGO_TOP/tools/vm/debug-kernel.sh") ;;
 	*) die "build-all.sh: unknown kernel $k" ;;
 	esac

@@ -2,16 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make check`: builds everything, runs the KUnit suites and the
-# selftests on the debug kernel (KASAN, lockdep, kmemleak,
-# panic_on_warn), the selftests on the stock kernel and a smoke run of
-# make bench (tiny sizes), and ends with
-# "N passed, N failed[, N skipped]" summed over every case of all three.
+# selftests on the 6.1 debug kernel (KASAN, lockdep, kmemleak,
+# panic_on_warn), the selftests on Debian's stock 6.1 and 6.12 kernels
+# and a smoke run of make bench (tiny sizes), and ends with
+# "N passed, N failed[, N skipped]" summed over every case of all four.
 # Exits non-zero on any failure, kernel report, leak or timeout.
 set -uo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
 start=$SECONDS
-if ! "$KGO_TOP/tools/build-all.sh" debug stock; then
+kernels="debug $KGO_STOCK_KERNELS"
+if ! "$KGO_TOP/tools/build-all.sh" $kernels; then
 	echo "kgo: the build failed" >&2
 	echo "0 passed, 1 failed"
 	exit 1
@@ -19,7 +20,7 @@ fi
 
 rc=0
 passed=0 failed=0 skipped=0
-for k in debug stock; do
+for k in $kernels; do
 	"$KGO_TOP/tools/vm/run.sh" --kernel "$k" --job check --name "check-$k" || rc=1
 	if [ -f "$KGO_OUT/logs/check-$k.counts" ]; then
 		read -r p f s <"$KGO_OUT/logs/check-$k.counts"
@@ -46,7 +47,7 @@ note "bench smoke: $p figures, $f failed"
 passed=$((passed + p)) failed=$((failed + f))
 [ $failed = 0 ] || rc=1
 
-note "logs: $KGO_OUT/logs/check-{debug,stock}.{console,results}.log; took $((SECONDS - start)) s"
+note "logs: $KGO_OUT/logs/check-{${kernels// /,}}.{console,results}.log; took $((SECONDS - start)) s"
 line="$passed passed, $failed failed"
 [ $skipped != 0 ] && line="$line, $skipped skipped"
 echo "$line"

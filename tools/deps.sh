@@ -2,12 +2,15 @@
 # Installs the Debian packages the build, the VMs and the tests need.
 # Does nothing (and needs no network) when they are already present.
 set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
 
 pkgs=(
 	gcc make libc6-dev xz-utils cpio kmod
 	bc bison flex libelf-dev libssl-dev dwarves	# kernel and module build
 	qemu-system-x86 busybox-static			# the test VMs
-	linux-image-amd64 linux-headers-amd64		# the stock kernel
+	# the stock kernels, by explicit version (common.sh)
+	"linux-image-$KGO_KVER_61" "linux-headers-$KGO_KVER_61"
+	"linux-image-$KGO_KVER_612-unsigned" "linux-headers-$KGO_KVER_612"
 	linux-source-6.1				# the debug kernel, kselftest headers
 	golang-go liburing-dev python3			# make bench: its peers, its report
 )

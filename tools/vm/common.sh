@@ -14,11 +14,27 @@ note() { echo "kgo: $*" >&2; }
 # The Debian version of an installed package, e.g. 6.1.192-2.
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 
-# The stock kernel: the newest installed Debian amd64 image with headers.
+# The kernels kgo is tested on, each by its explicit Debian version:
+# installing another image (a newer 6.1 ABI, a 6.12) must never change
+# what a run boots or builds against. Override these to try another.
+# Debian package names: linux-image-VER (6.1, signed) or
+# linux-image-VER-unsigned (6.12), and linux-headers-VER.
+KGO_KVER_61=${KGO_KVER_61:-6.1.0-56-amd64}
+KGO_KVER_612=${KGO_KVER_612:-6.12.117+deb12-amd64}
+
+# The stock kernels by the names the scripts use.
+KGO_STOCK_KERNELS="stock stock-6.12"
+
+# stock_kver NAME: the version of stock kernel NAME, checked installed.
 stock_kver() {
 	local v
-	v=$(ls /boot/vmlinuz-*-amd64 2>/dev/null | sed 's|/boot/vmlinuz-||' | sort -V | tail -1)
-	[ -n "$v" ] || die "no Debian kernel in /boot: run tools/deps.sh"
-	[ -d "/lib/modules/$v/build" ] || die "no headers for $v: apt-get install linux-headers-$v"
+	case "$1" in
+	stock) v=$KGO_KVER_61 ;;
+	stock-6.12) v=$KGO_KVER_612 ;;
+	*) die "no stock kernel named '$1' (known: $KGO_STOCK_KERNELS)" ;;
+	esac
+	[ -f "/boot/vmlinuz-$v" ] || die "no /boot/vmlinuz-$v: run tools/deps.sh"
+	[ -f "/lib/modules/$v/build/Makefile" ] ||
+		die "no headers for $v: run tools/deps.sh"
 	echo "$v"
 }
