@@ -190,6 +190,7 @@ static void kgo_sched_parallelism_after_park_test(struct kunit *test)
 
 struct steal_ctx {
 	unsigned long cpus;	/* bitmask of CPUs that ran a child */
+	u64 deadline;		/* ktime ns: children stop waiting for a thief */
 	struct kgo_waitgroup wg;
 };
 
@@ -198,7 +199,16 @@ static void steal_child(void *arg)
 	struct steal_ctx *c = arg;
 
 	set_bit(raw_smp_processor_id(), &c->cpus);
-	udelay(500);	/* long enough for an idle P to come and steal */
+	/*
+	 * Busy, never calling kgo, until a child has run on a second CPU:
+	 * so an idle P has time to come and steal however coarsely the
+	 * host interleaves the vCPUs (one-thread TCG can run one vCPU for
+	 * tens of ms before the other). A fixed delay of 500 us per child
+	 * was not always long enough there. The deadline bounds it.
+	 */
+	do {
+		udelay(100);
+	} while (hweight_long(READ_ONCE(c->cpus)) < 2 && ktime_get_ns() < c->deadline);
 	kgo_wg_done(&c->wg);
 }
 
@@ -222,6 +232,7 @@ static void kgo_sched_steal_test(struct kunit *test)
 	if (kgo_sched.nprocs < 2)
 		kunit_skip(test, "needs two Ps");
 	kgo_wg_init(&c->wg);
+	c->deadline = ktime_get_ns() + 5 * NSEC_PER_SEC;
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(steal_parent, c, LONG_MS));
 	kunit_info(test, "cpus %#lx steals %llu stolen %llu\n", c->cpus,
 		   PSTAT(steals) - steals, PSTAT(stolen) - stolen);
