@@ -52,7 +52,11 @@ typedef void (*kgo_func_t)(void *arg);
  * else, to the global queue. An idle P is woken if there is one.
  *
  * The goroutine takes a stack only when it first runs: until then it
- * costs its struct alone.
+ * costs its struct alone. Goroutines live at once are bounded by kgo's
+ * memory budget (the max_mem_mb parameter): a spawn that would not leave
+ * room for one more stack fails with -ENOMEM, and one that was let in
+ * waits for a stack at its first run if others took the room first.
+ * Allocations never call in the OOM killer.
  *
  * Return: the new goroutine's id (>= 1), -ENOMEM, or -ESHUTDOWN while
  * the module is unloading.

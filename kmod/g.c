@@ -15,6 +15,12 @@
 #include "sched.h"
 
 #define KGO_GFREE_REFILL	(KGO_GFREE_MAX / 2)
+/*
+ * Dead Gs the global list keeps for reuse; beyond, they go back to the
+ * slab. Unbounded, a burst of a million goroutines would keep 128 MB of
+ * structs until unload.
+ */
+#define KGO_GFREE_GLOBAL_MAX	4096
 
 static struct kmem_cache *kgo_g_cache;
 
@@ -36,7 +42,13 @@ const char *kgo_waitreason_str(enum kgo_waitreason r)
 
 int kgo_g_init(void)
 {
-	kgo_g_cache = KMEM_CACHE(kgo_g, SLAB_HWCACHE_ALIGN);
+	/*
+	 * Type-stable: a G struct freed back to the slab (g.c keeps only so
+	 * many dead ones) is still a G until a grace period has passed, as
+	 * when every struct stayed until unload. A late kgo_ready() of a G
+	 * that exited reads a status, not freed memory.
+	 */
+	kgo_g_cache = KMEM_CACHE(kgo_g, SLAB_HWCACHE_ALIGN | SLAB_TYPESAFE_BY_RCU);
 	return kgo_g_cache ? 0 : -ENOMEM;
 }
 
@@ -100,13 +112,29 @@ struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
 		memset(g, 0, KGO_G_CLEAR_SIZE);
 		return g;
 	}
-	g = kmem_cache_zalloc(kgo_g_cache, gfp);
+	/* Never the OOM killer for a goroutine: the caller gets -ENOMEM. */
+	g = kmem_cache_zalloc(kgo_g_cache, gfp | __GFP_NORETRY | __GFP_NOWARN);
 	if (g) {
 		spin_lock_irqsave(&sched->allg_lock, flags);
 		list_add_tail(&g->allg_node, &sched->allg);
 		spin_unlock_irqrestore(&sched->allg_lock, flags);
 	}
 	return g;
+}
+
+/* Gives the structs of @q back to the slab. Context: any. */
+static void kgo_g_release_all(struct kgo_gqueue *q)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_g *g;
+
+	while ((g = kgo_gqueue_pop(q))) {
+		spin_lock_irqsave(&sched->allg_lock, flags);
+		list_del(&g->allg_node);
+		spin_unlock_irqrestore(&sched->allg_lock, flags);
+		kmem_cache_free(kgo_g_cache, g);
+	}
 }
 
 /**
@@ -140,6 +168,11 @@ void kgo_g_free(struct kgo_p *p, struct kgo_g *g)
 		n = 1;
 	}
 	spin_lock_irqsave(&sched->lock, flags);
+	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
+		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_g_release_all(&spill);
+		return;
+	}
 	spill.tail->schedlink = sched->gfree;
 	sched->gfree = spill.head;
 	sched->ngfree += n;

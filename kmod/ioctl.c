@@ -14,6 +14,7 @@
 #include <kunit/visibility.h>
 
 #include <linux/kgo.h>
+#include "budget.h"
 #include "g.h"
 #include "ioctl.h"
 #include "sched.h"
@@ -58,6 +59,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 	int ret;
 
 	BUILD_BUG_ON(offsetofend(struct kgo_info, nr_procs) != KGO_INFO_SIZE_VER0);
+	BUILD_BUG_ON(offsetofend(struct kgo_info, mem_budget) != KGO_INFO_SIZE_VER1);
 	BUILD_BUG_ON(sizeof(info) % sizeof(__u64));
 
 	ret = kgo_copy_struct_in(&info, sizeof(info), KGO_INFO_SIZE_VER0,
@@ -72,6 +74,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 	info.stack_size = THREAD_SIZE;
 	info.task_size = sizeof(struct kgo_task);
 	info.completion_size = sizeof(struct kgo_completion);
+	info.mem_budget = kgo_budget_bytes();
 	return kgo_copy_struct_out(uarg, &info, sizeof(info), usize);
 }
 

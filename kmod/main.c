@@ -8,6 +8,7 @@
 #include <linux/module.h>
 
 #include "block.h"
+#include "budget.h"
 #include "debugfs.h"
 #include "dev.h"
 #include "monitor.h"
@@ -28,6 +29,8 @@ static int __init kgo_init(void)
 	 * key (a jump label patched into the scheduler) included.
 	 */
 	ret = kgo_monitor_check_params();
+	if (!ret)
+		ret = kgo_budget_check_params();
 	if (!ret)
 		ret = kgo_procs_check_params();
 	if (!ret)

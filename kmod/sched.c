@@ -101,6 +101,7 @@
 #include <linux/cpu.h>
 #include <kunit/visibility.h>
 
+#include "budget.h"
 #include "check.h"
 #include "g.h"
 #include "m.h"
@@ -114,6 +115,8 @@
 
 #define KGO_STEAL_TRIES		4
 #define KGO_GLOBAL_CHECK	61
+/* After a failed stack allocation, a waiting G tries again this much later. */
+#define KGO_STACKWAIT_RETRY_MS	100
 
 struct kgo_sched kgo_sched = {
 	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
@@ -756,6 +759,95 @@ drop:
 	goto top;
 }
 
+/* --- Stacks within the budget (budget.c) --------------------------- */
+
+/**
+ * kgo_stackwait_kick() - let up to @n Gs waiting for a stack try again
+ * @sched: the scheduler
+ * @n: how many
+ *
+ * Called when a stack may have become available: a G exited, or the
+ * retry work ran after an allocation failure. The Gs go to the global
+ * queue and try at their next first run.
+ *
+ * Context: any but hardirq; sched->lock not held.
+ */
+void kgo_stackwait_kick(struct kgo_sched *sched, u32 n)
+{
+	unsigned long flags;
+	struct kgo_g *g;
+	u32 k = 0;
+
+	if (!READ_ONCE(sched->nstackwait))
+		return;
+	spin_lock_irqsave(&sched->lock, flags);
+	while (k < n && (g = kgo_gqueue_pop(&sched->stackwait))) {
+		kgo_globrunqput(sched, g);
+		k++;
+	}
+	WRITE_ONCE(sched->nstackwait, sched->nstackwait - k);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (k)
+		kgo_wakep();
+}
+
+static void kgo_stackwait_retry_fn(struct work_struct *work)
+{
+	kgo_stackwait_kick(&kgo_sched, 1);
+}
+
+/*
+ * Parks @g, which found no stack, on sched.stackwait. @nomem: the budget
+ * had room but the allocation failed, so retry after a while rather than
+ * at the next exit (which may never come: nothing else may be running).
+ */
+static void kgo_stackwait_add(struct kgo_sched *sched, struct kgo_g *g, bool nomem)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	kgo_gqueue_push_back(&sched->stackwait, g);
+	WRITE_ONCE(sched->nstackwait, sched->nstackwait + 1);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	if (nomem) {
+		pr_warn_ratelimited("no memory for a goroutine stack: retrying in %d ms\n",
+				    KGO_STACKWAIT_RETRY_MS);
+		queue_delayed_work(system_unbound_wq, &sched->stackwait_retry,
+				   msecs_to_jiffies(KGO_STACKWAIT_RETRY_MS));
+		return;
+	}
+	/*
+	 * An exit between our failed charge and the queueing above gave a
+	 * stack back but saw no waiter. The full barrier pairs with the one
+	 * in kgo_budget_unstack(): either it sees us queued, or we see the
+	 * room it left.
+	 */
+	smp_mb();
+	if (kgo_budget_stack_fits())
+		kgo_stackwait_kick(sched, 1);
+}
+
+/*
+ * A stack for @g's first run, charged to the budget. Without one, @g
+ * waits on sched.stackwait and the M goes on with other Gs: it must not
+ * sleep holding the P, nor retry in a loop that keeps reclaim busy.
+ */
+static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
+			     struct kgo_g *g)
+{
+	bool nomem = false;
+
+	if (kgo_budget_stack()) {
+		g->stack = kgo_stack_get(p);
+		if (likely(g->stack))
+			return true;
+		kgo_budget_unstack();
+		nomem = true;
+	}
+	kgo_stackwait_add(sched, g, nomem);
+	return false;
+}
+
 /* --- Running Gs ---------------------------------------------------- */
 
 /*
@@ -777,16 +869,8 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 		WRITE_ONCE(g->preempt, false);
 	}
 	if (!g->stack) {
-		g->stack = kgo_stack_get(p);
-		if (unlikely(!g->stack)) {
-			/* Let others run, and try again a little later. */
-			pr_warn_ratelimited("no memory for a goroutine stack\n");
-			spin_lock_irqsave(&sched->lock, flags);
-			kgo_globrunqput(sched, g);
-			spin_unlock_irqrestore(&sched->lock, flags);
-			usleep_range(1000, 2000);
-			return;
-		}
+		if (unlikely(!kgo_g_take_stack(sched, p, g)))
+			return;		/* it waits on stackwait; we go on */
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
 	}
@@ -888,6 +972,10 @@ global:
 		kgo_g_free(p, g);
 		kgo_pstat_inc(p, gfinished);
 		atomic64_dec(&sched->galive);
+		kgo_budget_unstack();
+		kgo_budget_unspawn();
+		/* Its stack may be what a waiting G needs. */
+		kgo_stackwait_kick(sched, 1);
 		break;
 	default:
 		WARN_ONCE(1, "kgo: goroutine switched back with request %d\n", m->req);
@@ -948,9 +1036,13 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 
 	if (READ_ONCE(sched->stopping))
 		return ERR_PTR(-ESHUTDOWN);
-	g = kgo_g_alloc(p, gfp);
-	if (!g)
+	if (!kgo_budget_spawn())
 		return ERR_PTR(-ENOMEM);
+	g = kgo_g_alloc(p, gfp);
+	if (!g) {
+		kgo_budget_unspawn();
+		return ERR_PTR(-ENOMEM);
+	}
 	g->fn = fn;
 	g->arg = arg;
 	g->goid = atomic64_inc_return(&sched->goidgen);
@@ -1042,6 +1134,7 @@ int kgo_sched_init(void)
 	int cpu, n = 0, i;
 
 	init_waitqueue_head(&sched->pstop_wq);
+	INIT_DELAYED_WORK(&sched->stackwait_retry, kgo_stackwait_retry_fn);
 	sched->allp = kcalloc(num_possible_cpus(), sizeof(*sched->allp), GFP_KERNEL);
 	if (!sched->allp)
 		return -ENOMEM;
@@ -1097,6 +1190,7 @@ void kgo_sched_exit(void)
 
 	for (i = 0; i < sched->nprocs; i++)
 		cancel_work_sync(&sched->allp[i]->newm_work);
+	cancel_delayed_work_sync(&sched->stackwait_retry);
 
 	/* No M is created after the works are cancelled. */
 	spin_lock_irq(&sched->lock);

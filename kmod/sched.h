@@ -7,6 +7,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "g.h"
 
@@ -36,6 +37,16 @@ struct kgo_sched {
 
 	struct kgo_g *gfree;		/* L: global free Gs (Go's sched.gFree) */
 	unsigned int ngfree;		/* L */
+
+	/*
+	 * RUNNABLE Gs whose first run found no stack within the budget, or
+	 * no memory for one (budget.c): they wait here, holding none, until
+	 * an exiting G gives a stack back or, after an allocation failure,
+	 * the retry work runs.
+	 */
+	struct kgo_gqueue stackwait;	/* L */
+	u32 nstackwait;			/* L, racy */
+	struct delayed_work stackwait_retry;
 
 	atomic_t npidle;		/* A: Ps on pidle */
 	atomic_t nmspinning;		/* A: Ms looking for work, holding a P */
@@ -98,5 +109,6 @@ void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p);
 void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p);
 struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p);
 void kgo_start_idle(struct kgo_sched *sched, u32 n);
+void kgo_stackwait_kick(struct kgo_sched *sched, u32 n);
 
 #endif /* _KGO_SCHED_H */

@@ -215,16 +215,21 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	}
 	s->ninflight++;
 	s->bytes += job->len;
-	list_add_tail(&job->node, &s->pending);
 	spin_unlock(&s->lock);
 
+	/*
+	 * The goroutine first: until the job is on pending, no CANCEL, close
+	 * or reader can reach it, so a failure here undoes it alone.
+	 */
 	job->c.queued_ns = ktime_get_ns();
 	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
-	if (IS_ERR(g)) {
-		spin_lock(&s->lock);
-		list_del_init(&job->node);
+	spin_lock(&s->lock);
+	if (IS_ERR(g))
 		kgo_session_forget(s, job);
-		spin_unlock(&s->lock);
+	else
+		list_add_tail(&job->node, &s->pending);
+	spin_unlock(&s->lock);
+	if (IS_ERR(g)) {
 		ret = PTR_ERR(g);
 		goto err_free;
 	}

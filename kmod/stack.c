@@ -91,8 +91,13 @@ void *kgo_stack_get(struct kgo_p *p)
 		atomic_long_dec(&kgo_nstacks_cached);
 	}
 	spin_unlock(&p->stack_lock);
+	/*
+	 * Not vmalloc_node(): a goroutine's stack must never call in the
+	 * OOM killer. Short of memory, the G waits (sched.c), and the
+	 * budget (budget.c) keeps that for when the machine really is.
+	 */
 	if (!stack)
-		stack = vmalloc_node(THREAD_SIZE, cpu_to_node(p->cpu));
+		stack = __vmalloc(THREAD_SIZE, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 	return stack;
 }
 

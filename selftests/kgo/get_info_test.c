@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -41,6 +42,23 @@ TEST_F(kgo, get_info)
 	/* THREAD_SIZE: a power of two of at least one page. */
 	EXPECT_LE(4096, info.stack_size);
 	EXPECT_EQ(0, info.stack_size & (info.stack_size - 1));
+}
+
+/* The memory budget: max_mem_mb, by default a quarter of RAM in MiB. */
+TEST_F(kgo, get_info_mem_budget)
+{
+	struct kgo_info info = { .size = sizeof(info) };
+	unsigned long long ram_mb = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+				    sysconf(_SC_PAGESIZE) >> 20;
+	unsigned long long mb = 0;
+	FILE *f = fopen("/sys/module/kgo/parameters/max_mem_mb", "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%llu", &mb));
+	fclose(f);
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
+	EXPECT_EQ((mb ? mb : ram_mb / 4) << 20, info.mem_budget);
+	EXPECT_GE(ram_mb << 20, info.mem_budget);
 }
 
 TEST_F(kgo, get_info_old_size)

@@ -837,4 +837,30 @@ TEST_F_TIMEOUT(kgo, bytes_cap, 300)
 	free(buf);
 }
 
+/*
+ * One valid task that asks for more memory than the machine has: a chain
+ * of goroutines (fan-out 1, as many nodes as the ABI allows), each
+ * waiting for its child while it holds a stack: 2 GiB of them. Within
+ * kgo's memory budget it stops growing, and completes with -ENOMEM and
+ * the nodes that ran; the machine (a 1 GiB VM in make check) lives on.
+ */
+TEST_F_TIMEOUT(kgo, spawn_chain_budget, 300)
+{
+	struct kgo_info info = { .size = sizeof(info) };
+	struct kgo_task t = task(KGO_TASK_SPAWN, 1, 1, KGO_SPAWN_MAX_NODES - 1);
+	struct kgo_completion c;
+
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
+	ASSERT_LT(0, info.mem_budget);
+	ASSERT_EQ(1, submit(self->fd, &t, 1)) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(1, collect(self->fd, &c, 1));
+	TH_LOG("the chain stopped at %llu of %llu nodes (budget %llu MiB): %s",
+	       (unsigned long long)c.result, (unsigned long long)KGO_SPAWN_MAX_NODES,
+	       (unsigned long long)info.mem_budget >> 20, strerror(-c.status));
+	EXPECT_EQ(-ENOMEM, c.status);
+	EXPECT_LT(1, c.result);
+	/* Every node that ran held a stack at once. */
+	EXPECT_GE(info.mem_budget / info.stack_size, c.result);
+}
+
 TEST_HARNESS_MAIN

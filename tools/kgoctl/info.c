@@ -45,6 +45,8 @@ int cmd_info(int argc, char **argv)
 	print_size("task_size", info.task_size, sizeof(struct kgo_task));
 	print_size("completion_size", info.completion_size,
 		   sizeof(struct kgo_completion));
+	/* 0 from a module older than the field. */
+	printf("%-16s %llu\n", "mem_budget", (unsigned long long)info.mem_budget);
 	if (info.abi_version != KGO_ABI_VERSION)
 		fprintf(stderr, "%s: warning: module speaks ABI %u, this kgoctl %u\n",
 			prog, info.abi_version, KGO_ABI_VERSION);

@@ -55,6 +55,10 @@
  * @completion_size: out: sizeof(struct kgo_completion), the size of one
  *		     record read(2) returns
  * @__reserved: must be 0
+ * @mem_budget: out: bytes that goroutine stacks and structs may hold in
+ *		all (the max_mem_mb parameter). A spawn that would not
+ *		leave room for one more stack fails with -ENOMEM: SUBMIT
+ *		refuses the task, a SPAWN task completes with it.
  *
  * Describes the loaded module so that a tool can check it speaks the
  * same ABI before it submits anything.
@@ -68,9 +72,11 @@ struct kgo_info {
 	__u32 task_size;
 	__u32 completion_size;
 	__u32 __reserved;
+	__u64 mem_budget;
 };
 
 #define KGO_INFO_SIZE_VER0	16	/* up to and including @nr_procs */
+#define KGO_INFO_SIZE_VER1	40	/* up to and including @mem_budget */
 
 /*
  * The task catalogue: what a submitted task runs, as a goroutine.
