@@ -176,7 +176,8 @@ struct kgo_task {
  * non-zero reserved or unused field, an argument out of range), -E2BIG
  * (a tree or buffer over its maximum), -EFAULT (a bad buffer), -EAGAIN
  * (this fd's cap on tasks in flight or bytes copied in is reached:
- * read completions first), -ENOMEM.
+ * read completions first), -ENOMEM (out of memory, or kgo's memory
+ * budget for goroutines is full: see &struct kgo_info.mem_budget).
  *
  * A task is in flight from its acceptance until its completion is read.
  */
