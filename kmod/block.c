@@ -252,9 +252,19 @@ void kgo_block_end(void)
 
 	if (!m || !m->curg || !m->blocking)
 		return;
-	m->blocking = false;
+	/*
+	 * Our exitsyscall first, then blocking off: while blocking is set,
+	 * the notifiers leave the P alone. The other order let a preemption
+	 * between the two run sched_in's exitsyscall in the middle of ours:
+	 * ours then read m->p as NULL (a KASAN null-ptr-deref), or undid the
+	 * P sched_in had just taken back, leaving it RUNNING for an M that
+	 * parked without it and every goroutine queued for good. The
+	 * notifiers run on this CPU: a compiler barrier orders.
+	 */
 	if (m->insyscall)
 		kgo_exitsyscall_fast(m);
+	barrier();
+	WRITE_ONCE(m->blocking, false);
 	if (!m->p && !kgo_reacquire_home(m))
 		kgo_exitsyscall_park(m);
 }

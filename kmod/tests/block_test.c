@@ -251,10 +251,38 @@ static void kgo_block_gomaxprocs_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
+/*
+ * kgo_block_end() against the sched_in notifier: a preemption inside it
+ * once ran two exitsyscalls at once, which crashed (a NULL P) or left a
+ * P RUNNING for an M that had parked without it, so that nothing ran
+ * again. gomaxprocs from a goroutine blocks and unblocks four times a
+ * round, with a P coming and going under it; the window is a few
+ * instructions wide, so many rounds (one in ~100 hit it under KASAN).
+ */
+#define END_RACE_ROUNDS	1000
+
+static void end_race_g(void *arg)
+{
+	int *left = arg, r[7];
+
+	for (; *left; (*left)--)
+		procs_from_g(r);
+}
+
+static void kgo_block_end_race_test(struct kunit *test)
+{
+	int left = END_RACE_ROUNDS;
+
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(end_race_g, &left, LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, left, 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
 static struct kunit_case kgo_block_cases[] = {
 	KUNIT_CASE(kgo_block_msleep_test),
 	KUNIT_CASE(kgo_block_annotated_test),
 	KUNIT_CASE(kgo_block_gomaxprocs_test),
+	KUNIT_CASE(kgo_block_end_race_test),
 	KUNIT_CASE(kgo_block_reap_test),
 	{}
 };
