@@ -105,6 +105,7 @@
 #include "check.h"
 #include "g.h"
 #include "m.h"
+#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
@@ -214,7 +215,8 @@ static struct kgo_p *kgo_pidleget_spinning(struct kgo_sched *sched,
  *
  * Wakes an idle M of that CPU. With none idle, asks for one: an M of
  * that CPU about to park takes the P instead (kgo_stopm), or else a
- * worker creates a new M. Never sleeps.
+ * worker creates a new M, up to max_ms_per_cpu; past it the P waits for
+ * one of its CPU's Ms to come back. Never sleeps.
  *
  * Context: sched->lock held.
  */
@@ -230,17 +232,29 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 		kgo_m_wake(m, p, spinning);
 		return;
 	}
-	/*
-	 * No cap here: a P taken off the idle list for work must get an M,
-	 * or the work could wait with every P idle. Ms beyond one per CPU
-	 * come from handoffs, which kgo_retake() caps (max_ms_per_cpu).
-	 */
 	WARN_ON_ONCE(p->wantm);
 	p->wantm = true;
 	p->wantm_spinning = spinning;
 	/* An M of this CPU on its way to park will take it in kgo_stopm(). */
-	if (!p->mtransit)
+	if (p->mtransit)
+		return;
+	if (p->mcount < kgo_max_ms) {
 		queue_work(system_unbound_wq, &p->newm_work);
+		return;
+	}
+	/*
+	 * max_ms_per_cpu: every M of this CPU runs or is blocked in the
+	 * kernel. The first to come back takes the P (kgo_stopm()), and the
+	 * other Ps' Ms steal its queue meanwhile. Without this cap a handoff
+	 * that left the P idle, then new work, made one more M each time:
+	 * BLOCK tasks every 11 ms grew hundreds of Ms per CPU. A spinning M
+	 * the waker counted is not coming: undo it, or no wakep() would
+	 * start a spinner until one did.
+	 */
+	if (spinning) {
+		p->wantm_spinning = false;
+		atomic_dec(&p->sched->nmspinning);
+	}
 }
 
 /* Creates an M for a P that kgo_startm() could not find one for. */

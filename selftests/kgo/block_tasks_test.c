@@ -12,9 +12,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/kgo.h>
@@ -204,6 +206,64 @@ TEST_F(kgo, preemption_after_block_1000us)
 TEST_F(kgo, preemption_after_block_20ms)
 {
 	preemption_after_block(_metadata, self->fd, self->nprocs, 20000, true);
+}
+
+/* KGO_IOC_STATS without the per-P records: how many Ms there are. */
+static unsigned int nr_ms(struct __test_metadata *_metadata, int fd)
+{
+	struct kgo_stats st = { .size = sizeof(st) };
+
+	EXPECT_EQ(0, ioctl(fd, KGO_IOC_STATS, &st));
+	return st.nr_ms;
+}
+
+/*
+ * A flood of BLOCK tasks, one every 11 ms: each blocks its M, the
+ * monitor hands the P off after 10 ms with nothing queued (so it goes
+ * idle), and the next task wants an M again. Past max_ms_per_cpu Ms a
+ * CPU makes no more; its work waits for one to come back, or for
+ * another CPU's Ms. Every task still completes, exactly once.
+ */
+TEST_F_TIMEOUT(kgo, block_flood_ms_cap, 300)
+{
+	unsigned long long cap = 0;
+	unsigned int n, most = 0;
+	struct kgo_completion *c;
+	FILE *f = fopen("/sys/module/kgo/parameters/max_ms_per_cpu", "r");
+	size_t got = 0;
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(1, fscanf(f, "%llu", &cap));
+	fclose(f);
+	n = cap * self->nprocs + 32;	/* enough to pass the cap without it */
+	c = calloc(n, sizeof(*c));
+	ASSERT_NE(NULL, c);
+	for (unsigned int i = 0; i < n; i++) {
+		/* Long enough that every one is still blocked at the end. */
+		struct kgo_task t = { .kind = KGO_TASK_BLOCK, .tag = i,
+				      .args = { 11000ULL * n + 1000000 } };
+		struct timespec gap = { .tv_nsec = 11000000 };
+		unsigned int ms;
+
+		ASSERT_EQ(1, submit(self->fd, &t, 1)) TH_LOG("%s", strerror(errno));
+		nanosleep(&gap, NULL);
+		ms = nr_ms(_metadata, self->fd);
+		most = ms > most ? ms : most;
+	}
+	while (got < n) {
+		ssize_t r = read(self->fd, c + got, (n - got) * sizeof(*c));
+
+		ASSERT_LT(0, r) TH_LOG("%s", strerror(errno));
+		got += r / sizeof(*c);
+	}
+	TH_LOG("%u BLOCK tasks: at most %u Ms (cap %llu per CPU, %u CPUs)", n, most, cap,
+	       self->nprocs);
+	EXPECT_GE(cap * self->nprocs, most);
+	for (size_t i = 0; i < n; i++) {
+		EXPECT_EQ(0, c[i].status) TH_LOG("tag %llu", (unsigned long long)c[i].tag);
+		EXPECT_GT(n, c[i].tag);
+	}
+	free(c);
 }
 
 TEST_HARNESS_MAIN
