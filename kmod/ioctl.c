@@ -9,6 +9,7 @@
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/sched/signal.h>
 #include <linux/thread_info.h>
 #include <linux/uaccess.h>
 #include <kunit/visibility.h>
@@ -36,6 +37,13 @@ static int kgo_copy_struct_in(void *dst, size_t ksize, size_t minsize,
 		return -EFAULT;
 	if (size < minsize)
 		return -EINVAL;
+	/*
+	 * As clone3() and openat2() do: a struct longer than a page is not
+	 * a newer version of ours, and checking that its tail is zero would
+	 * read up to 4 GiB of user memory.
+	 */
+	if (size > PAGE_SIZE)
+		return -E2BIG;
 	/* -E2BIG when the caller's struct is longer and its tail non-zero. */
 	ret = copy_struct_from_user(dst, ksize, src, size);
 	if (ret)
@@ -104,6 +112,12 @@ static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 	for (i = 0; i < sub.nr; i++) {
 		const void __user *ut = u64_to_user_ptr(sub.tasks + (u64)i * sub.task_size);
 		struct kgo_g *g;
+
+		/* A batch can be 16 M tasks long: SIGKILL must end it. */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
 
 		ret = copy_struct_from_user(&t, sizeof(t), ut, sub.task_size);
 		if (ret)

@@ -50,7 +50,7 @@ int kgo_session_init(void)
 		       KGO_CHECKSUM_MAX_LEN, 1UL << 30);
 		return -EINVAL;
 	}
-	kgo_job_cache = KMEM_CACHE(kgo_job, 0);
+	kgo_job_cache = KMEM_CACHE(kgo_job, SLAB_ACCOUNT);	/* the submitter's memcg */
 	return kgo_job_cache ? 0 : -ENOMEM;
 }
 
@@ -116,6 +116,15 @@ static void kgo_session_forget(struct kgo_session *s, struct kgo_job *job)
 	s->bytes -= job->len;
 }
 
+/* Gives back what kgo_session_submit_one() reserved for a task it refused. */
+static void kgo_session_unreserve(struct kgo_session *s, u64 len)
+{
+	spin_lock(&s->lock);
+	s->ninflight--;
+	s->bytes -= len;
+	spin_unlock(&s->lock);
+}
+
 /* Queues @job's completion for the reader. Context: s->lock held. */
 static void kgo_session_post(struct kgo_session *s, struct kgo_job *job)
 {
@@ -167,8 +176,8 @@ static void kgo_job_main(void *arg)
  * @s: the session
  * @t: its descriptor, copied in and not yet validated
  *
- * Validates it, copies in its data, reserves it against the caps and
- * makes its goroutine, which the caller queues (kgo_injectglist()).
+ * Validates it, reserves it against the fd's caps, copies in its data
+ * and makes its goroutine, which the caller queues (kgo_injectglist()).
  *
  * Context: process, may sleep. Return: the goroutine, or an ERR_PTR.
  */
@@ -177,14 +186,29 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 {
 	struct kgo_job *job;
 	struct kgo_g *g;
+	u64 len;
 	int ret;
 
 	ret = kgo_task_validate(t);
 	if (ret)
 		return ERR_PTR(ret);
+	len = t->kind == KGO_TASK_CHECKSUM ? t->args[1] : 0;
+
+	/* The fd's caps first: a task over them costs no allocation or copy. */
+	spin_lock(&s->lock);
+	if (s->ninflight >= max_inflight || s->bytes + len > max_bytes) {
+		spin_unlock(&s->lock);
+		return ERR_PTR(-EAGAIN);
+	}
+	s->ninflight++;
+	s->bytes += len;
+	spin_unlock(&s->lock);
+
 	job = kmem_cache_zalloc(kgo_job_cache, GFP_KERNEL);
-	if (!job)
+	if (!job) {
+		kgo_session_unreserve(s, len);
 		return ERR_PTR(-ENOMEM);
+	}
 	INIT_LIST_HEAD(&job->node);
 	kref_init(&job->ref);
 	kref_get(&job->ref);	/* one for the goroutine, one for the completion */
@@ -196,46 +220,35 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	job->c.kind = t->kind;
 	job->c.cpu = ~0U;
 
-	if (t->kind == KGO_TASK_CHECKSUM && t->args[1]) {
-		job->len = t->args[1];
-		job->buf = kvmalloc(job->len, GFP_KERNEL);
+	job->len = len;
+	if (len) {
+		job->buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		ret = -ENOMEM;
 		if (!job->buf)
 			goto err_free;
 		ret = -EFAULT;
-		if (copy_from_user(job->buf, u64_to_user_ptr(t->args[0]), job->len))
+		if (copy_from_user(job->buf, u64_to_user_ptr(t->args[0]), len))
 			goto err_free;
 	}
 
-	spin_lock(&s->lock);
-	if (s->ninflight >= max_inflight || s->bytes + job->len > max_bytes) {
-		spin_unlock(&s->lock);
-		ret = -EAGAIN;
-		goto err_free;
-	}
-	s->ninflight++;
-	s->bytes += job->len;
-	spin_unlock(&s->lock);
-
 	/*
-	 * The goroutine first: until the job is on pending, no CANCEL, close
-	 * or reader can reach it, so a failure here undoes it alone.
+	 * The goroutine before the job goes on pending: until then no
+	 * CANCEL, close or reader can reach it, so a failure here undoes it
+	 * alone.
 	 */
 	job->c.queued_ns = ktime_get_ns();
 	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
-	spin_lock(&s->lock);
-	if (IS_ERR(g))
-		kgo_session_forget(s, job);
-	else
-		list_add_tail(&job->node, &s->pending);
-	spin_unlock(&s->lock);
 	if (IS_ERR(g)) {
 		ret = PTR_ERR(g);
 		goto err_free;
 	}
+	spin_lock(&s->lock);
+	list_add_tail(&job->node, &s->pending);
+	spin_unlock(&s->lock);
 	return g;
 
 err_free:
+	kgo_session_unreserve(s, len);
 	kgo_job_free(job);	/* nobody else has seen it */
 	return ERR_PTR(ret);
 }
