@@ -24,14 +24,11 @@
 /* What one running goroutine holds. */
 #define G_UNIT		((u64)THREAD_SIZE + sizeof(struct kgo_g))
 
+/* Saves the budget first: .exit puts it back even when this fails. */
 static int budget_init(struct kunit *test)
 {
-	int ret = kgo_test_wait_quiet(LONG_MS);
-
-	if (ret)
-		return ret;
-	test->priv = (void *)(unsigned long)kgo_budget_set(kgo_budget_bytes());
-	return 0;
+	test->priv = (void *)(unsigned long)kgo_budget_bytes();
+	return kgo_test_wait_quiet(LONG_MS);
 }
 
 static void budget_exit(struct kunit *test)

@@ -6,6 +6,10 @@ if ! insmod /kgo/kgo.ko; then
 	return
 fi
 [ -f /kgo/kgo_test.ko ] && kunit /kgo/kgo_test.ko
+# The scheduler as the suites left it (shown, not counted): what is
+# alive, parked or queued when a case timed out.
+section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/procs \
+	/sys/kernel/debug/kgo/ms /sys/kernel/debug/kgo/goroutines
 for t in /kgo/selftests/*; do
 	selftest "$t"
 done
