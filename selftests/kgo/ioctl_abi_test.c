@@ -278,6 +278,39 @@ TEST_F(kgo, long_size)
 	EXPECT_TRUE(idle(self->fd));
 }
 
+/*
+ * Longer than a page is no newer version of any struct: -E2BIG at once,
+ * as clone3() and openat2() answer. The struct ends a mapped page and its
+ * tail would lie on an unmapped one: a kernel that still checked the tail
+ * for zeros would fault there (-EFAULT) or, for 4 GiB, read for long.
+ */
+TEST_F(kgo, oversize)
+{
+	char *map = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct kgo_task task = nop(1);
+
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, munmap(map + self->page, self->page));
+	for (size_t i = 0; i < ARRAY_SIZE(iocs); i++) {
+		const struct ioc *ioc = &iocs[i];
+		union arg *a = (union arg *)(map + self->page - ioc->size);
+		const uint32_t sizes[] = { self->page + 1, ioc->size + self->page, 0xffffffff };
+
+		for (size_t j = 0; j < ARRAY_SIZE(sizes); j++) {
+			union arg tmp;
+
+			valid_arg(ioc, &tmp, &task);
+			memcpy(a, &tmp, ioc->size);
+			a->hdr.size = sizes[j];
+			EXPECT_ERRNO(E2BIG, ioctl(self->fd, ioc->cmd, a),
+				     "%s size %u", ioc->name, sizes[j]);
+		}
+	}
+	munmap(map, self->page);
+	EXPECT_TRUE(idle(self->fd));
+}
+
 TEST_F(kgo, exact_size)
 {
 	union arg a;
