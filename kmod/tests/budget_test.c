@@ -24,16 +24,32 @@
 /* What one running goroutine holds. */
 #define G_UNIT		((u64)THREAD_SIZE + sizeof(struct kgo_g))
 
-/* Saves the budget first: .exit puts it back even when this fails. */
+struct budget_saved {
+	u64 budget;
+	int procs;
+};
+
+/* Saves the budget and the Ps first: .exit puts them back even when this fails. */
 static int budget_init(struct kunit *test)
 {
-	test->priv = (void *)(unsigned long)kgo_budget_bytes();
+	struct budget_saved *saved = kunit_kzalloc(test, sizeof(*saved), GFP_KERNEL);
+
+	if (!saved)
+		return -ENOMEM;
+	saved->budget = kgo_budget_bytes();
+	saved->procs = kgo_gomaxprocs(0);
+	test->priv = saved;
 	return kgo_test_wait_quiet(LONG_MS);
 }
 
 static void budget_exit(struct kunit *test)
 {
-	kgo_budget_set((unsigned long)test->priv);
+	struct budget_saved *saved = test->priv;
+
+	if (!saved)
+		return;
+	kgo_budget_set(saved->budget);
+	kgo_gomaxprocs(saved->procs);
 }
 
 /* Leaves room for @stacks running goroutines and @structs queued ones. */
@@ -74,7 +90,7 @@ static void kgo_budget_chain_test(struct kunit *test)
 	u64 used;
 	u32 ready;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	used = kgo_budget_used_bytes();
 	budget_room(8, 0);
 	g = kgo_session_submit_one(s, &t);
@@ -96,15 +112,18 @@ static void kgo_budget_chain_test(struct kunit *test)
 }
 
 /*
- * Goroutines let in with room for their structs but not for all their
- * stacks wait at their first run, parked, and all run in the end: at
- * most two hold a stack at once.
+ * Goroutines let in while there was room, that find no stack within the
+ * budget at their first run, wait, parked and holding nothing, and all
+ * run in the end. One P: the spawner queues them all before any runs,
+ * then leaves room for two more stacks and waits; at most two run at
+ * once, and an exit lets the next one in.
  */
 #define WAIT_GS		16
 
 struct stackwait_ctx {
 	atomic_t running, max_running, done;
 	u32 max_waiting;
+	int spawned;
 	struct completion all;
 };
 
@@ -124,22 +143,30 @@ static void stackwait_g(void *arg)
 		complete(&c->all);
 }
 
+static void stackwait_spawner(void *arg)
+{
+	struct stackwait_ctx *c = arg;
+	int i;
+
+	for (i = 0; i < WAIT_GS; i++)
+		c->spawned += kgo_go(stackwait_g, c, GFP_KERNEL) > 0;
+	kgo_budget_set(kgo_budget_used_bytes() + 2 * (u64)THREAD_SIZE);
+	wait_for_completion(&c->all);	/* its M sleeps: the P goes on */
+}
+
 static void kgo_budget_stackwait_test(struct kunit *test)
 {
 	struct stackwait_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u64 used;
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	init_completion(&c->all);
 	used = kgo_budget_used_bytes();
-	budget_room(2, WAIT_GS);
-	for (i = 0; i < WAIT_GS; i++)
-		KUNIT_ASSERT_GT(test, kgo_go(stackwait_g, c, GFP_KERNEL), 0LL);
-	KUNIT_ASSERT_GT(test, wait_for_completion_timeout(&c->all,
-							  msecs_to_jiffies(LONG_MS)), 0UL);
-	kunit_info(test, "at most %d running, %u waiting for a stack\n",
-		   atomic_read(&c->max_running), c->max_waiting);
+	kgo_gomaxprocs(1);
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(stackwait_spawner, c, LONG_MS), 0);
+	kunit_info(test, "%d spawned, at most %d running, %u waiting for a stack\n",
+		   c->spawned, atomic_read(&c->max_running), c->max_waiting);
+	KUNIT_EXPECT_EQ(test, c->spawned, WAIT_GS);
 	KUNIT_EXPECT_LE(test, atomic_read(&c->max_running), 2);
 	KUNIT_EXPECT_GT(test, c->max_waiting, 0u);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
