@@ -23,8 +23,8 @@ static int kgo_dev_open(struct inode *inode, struct file *file)
 {
 	struct kgo_session *s = kgo_session_create();
 
-	if (!s)
-		return -ENOMEM;
+	if (IS_ERR(s))
+		return PTR_ERR(s);
 	file->private_data = s;
 	return nonseekable_open(inode, file);
 }

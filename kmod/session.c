@@ -26,6 +26,7 @@
 #include "sched.h"
 #include "session.h"
 #include "task.h"
+#include "user.h"
 
 static unsigned int max_inflight = 65536;
 module_param(max_inflight, uint, 0444);
@@ -59,12 +60,25 @@ void kgo_session_exit(void)
 	kmem_cache_destroy(kgo_job_cache);
 }
 
+/**
+ * kgo_session_create() - a session for the caller, who opened /dev/kgo
+ *
+ * Context: process. Return: the session, or ERR_PTR(-EPERM) when the
+ * gate (user.c) is closed to the caller, or ERR_PTR(-ENOMEM).
+ */
 struct kgo_session *kgo_session_create(void)
 {
-	struct kgo_session *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct kgo_user *u = kgo_user_get();
+	struct kgo_session *s;
 
-	if (!s)
-		return NULL;
+	if (IS_ERR(u))
+		return ERR_CAST(u);
+	s = kzalloc(sizeof(*s), GFP_KERNEL_ACCOUNT);
+	if (!s) {
+		kgo_user_put(u);
+		return ERR_PTR(-ENOMEM);
+	}
+	s->user = u;
 	spin_lock_init(&s->lock);
 	INIT_LIST_HEAD(&s->pending);
 	INIT_LIST_HEAD(&s->done);
@@ -81,6 +95,7 @@ static void kgo_session_release(struct kref *ref)
 
 	WARN_ON_ONCE(!list_empty(&s->pending) || !list_empty(&s->done) ||
 		     s->ninflight || s->bytes);
+	kgo_user_put(s->user);
 	kfree(s);
 	/* Our caller may be a goroutine; kgo_sched_exit() waits for it. */
 	module_put(THIS_MODULE);
@@ -114,6 +129,7 @@ static void kgo_session_forget(struct kgo_session *s, struct kgo_job *job)
 	lockdep_assert_held(&s->lock);
 	s->ninflight--;
 	s->bytes -= job->len;
+	kgo_user_task_put(s->user);
 }
 
 /* Gives back what kgo_session_submit_one() reserved for a task it refused. */
@@ -123,6 +139,7 @@ static void kgo_session_unreserve(struct kgo_session *s, u64 len)
 	s->ninflight--;
 	s->bytes -= len;
 	spin_unlock(&s->lock);
+	kgo_user_task_put(s->user);
 }
 
 /* Queues @job's completion for the reader. Context: s->lock held. */
@@ -168,6 +185,7 @@ static void kgo_job_main(void *arg)
 		kgo_job_complete(job);
 	}
 	/* else cancelled: the canceller completed it. */
+	kgo_user_g_put(job->s->user);
 	kgo_job_put(job);	/* the goroutine's reference */
 }
 
@@ -194,10 +212,16 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 		return ERR_PTR(ret);
 	len = t->kind == KGO_TASK_CHECKSUM ? t->args[1] : 0;
 
-	/* The fd's caps first: a task over them costs no allocation or copy. */
+	/*
+	 * The user's and the fd's caps first: a task over them costs no
+	 * allocation or copy.
+	 */
+	if (!kgo_user_task_get(s->user))
+		return ERR_PTR(-EAGAIN);
 	spin_lock(&s->lock);
 	if (s->ninflight >= max_inflight || s->bytes + len > max_bytes) {
 		spin_unlock(&s->lock);
+		kgo_user_task_put(s->user);
 		return ERR_PTR(-EAGAIN);
 	}
 	s->ninflight++;
@@ -237,8 +261,12 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	 * alone.
 	 */
 	job->c.queued_ns = ktime_get_ns();
+	ret = -EAGAIN;
+	if (!kgo_user_g_get(s->user))
+		goto err_free;
 	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
 	if (IS_ERR(g)) {
+		kgo_user_g_put(s->user);
 		ret = PTR_ERR(g);
 		goto err_free;
 	}
@@ -290,6 +318,8 @@ void kgo_session_putback(struct kgo_session *s, struct list_head *list, u32 n)
 	list_for_each_entry(job, list, node) {
 		s->ninflight++;
 		s->bytes += job->len;
+		/* Taken back from what take() gave: never over the cap. */
+		atomic_inc(&s->user->inflight);
 	}
 	list_splice(list, &s->done);
 	INIT_LIST_HEAD(list);

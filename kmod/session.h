@@ -14,6 +14,7 @@
 struct kgo_g;
 struct kgo_gqueue;
 struct kgo_job;
+struct kgo_user;
 
 /*
  * One open /dev/kgo: the tasks it submitted and their completions.
@@ -34,6 +35,7 @@ struct kgo_session {
 	bool closed;		/* L: the fd is gone: completions are dropped */
 	wait_queue_head_t wq;	/* read, poll and KGO_IOC_WAIT */
 	struct kref ref;
+	struct kgo_user *user;	/* the opener's user (user.c); holds a reference */
 };
 
 int kgo_session_init(void);

@@ -11,7 +11,9 @@
 #include <kunit/visibility.h>
 
 #include <kgo.h>
+#include "session.h"
 #include "task.h"
+#include "user.h"
 
 /*
  * Nodes of a tree with @fanout children per node, @depth levels below
@@ -139,6 +141,7 @@ static void kgo_spawn_child(void *arg)
 	struct kgo_spawn_frame *parent = arg;
 
 	kgo_spawn_run(parent->job, parent->depth - 1);
+	kgo_user_g_put(parent->job->s->user);
 	kgo_wg_done(&parent->wg);	/* the parent frame may go now */
 }
 
@@ -153,8 +156,17 @@ static void kgo_spawn_run(struct kgo_job *job, u64 depth)
 	kgo_wg_init(&f.wg);
 	kgo_wg_add(&f.wg, fanout);
 	for (i = 0; i < fanout; i++) {
-		if (kgo_go(kgo_spawn_child, &f, GFP_KERNEL) < 0) {
-			WRITE_ONCE(job->err, -ENOMEM);
+		struct kgo_user *u = job->s->user;
+		s64 ret = -EAGAIN;
+
+		/* The user's cap (user.c), then the memory budget (-ENOMEM). */
+		if (kgo_user_g_get(u)) {
+			ret = kgo_go(kgo_spawn_child, &f, GFP_KERNEL);
+			if (ret < 0)
+				kgo_user_g_put(u);
+		}
+		if (ret < 0) {
+			WRITE_ONCE(job->err, (int)ret);
 			kgo_wg_done(&f.wg);
 		}
 	}

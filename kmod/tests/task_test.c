@@ -168,7 +168,7 @@ static void kgo_session_complete_once_test(struct kunit *test)
 	struct kgo_gqueue q = {};
 	unsigned int cancelled = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
 	kgo_injectglist(&q, NJOBS);
 	KUNIT_EXPECT_EQ(test, drain(test, s, NJOBS, 0, &cancelled), NJOBS);
@@ -184,7 +184,7 @@ static void kgo_session_cancel_test(struct kunit *test)
 	struct kgo_gqueue q = {};
 	unsigned int cancelled = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
 	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 1u);
 	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 0u);
@@ -209,7 +209,7 @@ static void kgo_session_close_inflight_test(struct kunit *test)
 	struct kgo_session *s = kgo_session_create();
 	struct kgo_gqueue q = {}, run = {};
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	accept(test, s, KGO_TASK_SPIN, 2 * NSEC_PER_MSEC, &run, 4);
 	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
 	kgo_injectglist(&run, 4);
@@ -236,7 +236,7 @@ static void kgo_session_read_fault_test(struct kunit *test)
 	unsigned int cancelled = 0;
 	u32 ready;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	accept(test, s, KGO_TASK_NOP, 0, &q, 8);
 	kgo_injectglist(&q, 8);
 	KUNIT_ASSERT_EQ(test, kgo_session_wait(s, 8, 30ULL * NSEC_PER_SEC, &ready), 0);

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Who may open /dev/kgo (the writable parameters disabled and group),
+ * and what one user may take over all its fds (max_user_inflight,
+ * max_user_goroutines). Each test puts the parameters and the device's
+ * mode back in its teardown, whatever happened.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "kgo_util.h"
+#include "kselftest_harness.h"
+
+#define PARAMS		"/sys/module/kgo/parameters/"
+#define NOBODY		65534
+#define TEST_GID	4242
+
+static long read_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* Returns 0, or the errno of the write. */
+static int write_param(const char *name, long v)
+{
+	char path[128], buf[32];
+	int fd, n, err = 0;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return errno;
+	n = snprintf(buf, sizeof(buf), "%ld", v);
+	if (write(fd, buf, n) != n)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+FIXTURE(access) {
+	long disabled, group, inflight, goroutines;
+	mode_t mode;
+};
+
+FIXTURE_SETUP(access)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(KGO_DEVICE_PATH, &st));
+	self->mode = st.st_mode & 07777;
+	self->disabled = read_param("disabled");
+	self->group = read_param("group");
+	self->inflight = read_param("max_user_inflight");
+	self->goroutines = read_param("max_user_goroutines");
+	ASSERT_EQ(0, self->disabled);
+	ASSERT_LT(0, self->inflight);
+	ASSERT_LT(0, self->goroutines);
+}
+
+FIXTURE_TEARDOWN(access)
+{
+	write_param("disabled", self->disabled);
+	write_param("group", self->group);
+	write_param("max_user_inflight", self->inflight);
+	write_param("max_user_goroutines", self->goroutines);
+	chmod(KGO_DEVICE_PATH, self->mode);
+}
+
+/* In a child that is nobody (with TEST_GID among its groups if asked): open's errno. */
+static int open_as_nobody(bool in_group)
+{
+	gid_t groups[] = { TEST_GID };
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int fd;
+
+		if (setgroups(in_group ? 1 : 0, groups) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		fd = open(KGO_DEVICE_PATH, O_RDWR);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(access, disabled_values)
+{
+	EXPECT_EQ(EINVAL, write_param("disabled", 3));
+	EXPECT_EQ(EINVAL, write_param("disabled", -1));
+	EXPECT_EQ(0, read_param("disabled"));
+}
+
+/* 2: nobody opens, root included; an fd already open keeps working. */
+TEST_F(access, disabled_closes_the_door)
+{
+	struct kgo_task t = { .kind = KGO_TASK_NOP, .tag = 7 };
+	struct kgo_completion c;
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, write_param("disabled", 2));
+	EXPECT_EQ(-1, open(KGO_DEVICE_PATH, O_RDWR));
+	EXPECT_EQ(EPERM, errno);
+	ASSERT_EQ(1, submit(fd, &t, 1));
+	ASSERT_EQ(sizeof(c), read(fd, &c, sizeof(c)));
+	EXPECT_EQ(7, c.tag);
+	EXPECT_EQ(0, c.status);
+	close(fd);
+	ASSERT_EQ(0, write_param("disabled", 0));
+	fd = open(KGO_DEVICE_PATH, O_RDWR);
+	EXPECT_LE(0, fd);
+	close(fd);
+}
+
+/* 1: CAP_SYS_ADMIN, or members of the group; the device's mode still applies. */
+TEST_F(access, disabled_admin_or_group)
+{
+	int fd;
+
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	EXPECT_EQ(0, open_as_nobody(false));	/* the mode lets everyone in */
+	ASSERT_EQ(0, write_param("disabled", 1));
+	ASSERT_EQ(0, write_param("group", -1));
+	fd = open(KGO_DEVICE_PATH, O_RDWR);	/* root */
+	EXPECT_LE(0, fd);
+	close(fd);
+	EXPECT_EQ(EPERM, open_as_nobody(true));
+	ASSERT_EQ(0, write_param("group", TEST_GID));
+	EXPECT_EQ(0, open_as_nobody(true));
+	EXPECT_EQ(EPERM, open_as_nobody(false));
+	/* The mode comes first: without it, the group does not help. */
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0600));
+	EXPECT_EQ(EACCES, open_as_nobody(true));
+}
+
+/* max_user_inflight counts every fd of the user, and frees as completions are read. */
+TEST_F(access, user_inflight_cap)
+{
+	struct kgo_task t[6] = {};
+	struct kgo_completion c[8];
+	int a = open(KGO_DEVICE_PATH, O_RDWR), b = open(KGO_DEVICE_PATH, O_RDWR);
+	int n;
+
+	ASSERT_LE(0, a);
+	ASSERT_LE(0, b);
+	for (int i = 0; i < 6; i++)
+		t[i].kind = KGO_TASK_NOP;
+	ASSERT_EQ(0, write_param("max_user_inflight", 8));
+	EXPECT_EQ(6, submit(a, t, 6));
+	EXPECT_EQ(2, submit(b, t, 6));	/* the user's cap, not b's */
+	EXPECT_EQ(-1, submit(b, t, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	/* Reading frees in-flight slots: for either fd. */
+	n = 0;
+	while (n < 6) {
+		ssize_t r = read(a, c, sizeof(c));
+
+		ASSERT_LT(0, r);
+		n += r / sizeof(c[0]);
+	}
+	EXPECT_EQ(6, submit(b, t, 6));
+	close(a);
+	close(b);
+}
+
+/*
+ * max_user_goroutines bounds a SPAWN chain (each node waits for its
+ * child): it stops with -EAGAIN, at no more nodes than the cap.
+ */
+TEST_F(access, user_goroutine_cap)
+{
+	struct kgo_task t = { .kind = KGO_TASK_SPAWN, .args = { 1, 1000 } };
+	struct kgo_completion c;
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, write_param("max_user_goroutines", 16));
+	ASSERT_EQ(1, submit(fd, &t, 1));
+	ASSERT_EQ(sizeof(c), read(fd, &c, sizeof(c)));
+	TH_LOG("the chain stopped at %llu nodes: %s", (unsigned long long)c.result,
+	       strerror(-c.status));
+	EXPECT_EQ(-EAGAIN, c.status);
+	EXPECT_LE(2, c.result);
+	EXPECT_GE(16, c.result);
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
