@@ -74,6 +74,8 @@ mkdir -p "$root"/{bin,dev,proc,sys,tmp,kgo/selftests}
 cp /bin/busybox "$root/bin/busybox"
 cp "$KGO_TOP/tools/vm/init.sh" "$root/init"
 cp "$jobfile" "$root/job.sh"
+mkdir -p "$root/kgo/jobs"
+cp "$KGO_TOP"/tools/vm/jobs/*.sh "$root/kgo/jobs/"	# jobs may use each other
 cp "$mods/kmod/kgo.ko" "$root/kgo/"
 [ -f "$mods/kmod/tests/kgo_test.ko" ] && cp "$mods/kmod/tests/kgo_test.ko" "$root/kgo/"
 cp "$bins"/selftests/* "$root/kgo/selftests/"

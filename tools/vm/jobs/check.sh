@@ -14,3 +14,8 @@ for t in /kgo/selftests/*; do
 	selftest "$t"
 done
 rmmod kgo || report "KGO-FAIL rmmod kgo"
+
+# Kernel text patching while Ms run (loads, unloads, tracepoint flips):
+# what hung QEMU's multi-threaded TCG, a few rounds on every kernel.
+KGO_LOOPS=${KGO_PATCH_LOOPS:-20}
+. /kgo/jobs/patch-stress.sh
