@@ -88,6 +88,7 @@ u64 kgo_budget_used_bytes(void)
 {
 	return max(atomic_long_read(&kgo_budget_used), 0L);
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_budget_used_bytes);
 
 /**
  * kgo_budget_spawn() - charge a new goroutine's struct
@@ -155,4 +156,3 @@ u64 kgo_budget_set(u64 bytes)
 	return xchg(&kgo_budget_limit, (long)min_t(u64, bytes, LONG_MAX));
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_budget_set);
-EXPORT_SYMBOL_IF_KUNIT(kgo_budget_used_bytes);
