@@ -69,6 +69,7 @@ rm -f "$console" "$results" "$counts" "$logs/$name.boot1.console.log"
 
 # The initramfs.
 root=$(mktemp -d)
+chmod 755 "$root"	# the VM's /: mktemp's 0700 kept everyone but root out
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,dev,proc,sys,tmp,kgo/selftests}
 cp /bin/busybox "$root/bin/busybox"
