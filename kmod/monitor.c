@@ -53,7 +53,7 @@ MODULE_PARM_DESC(handoff_us, "A P whose M has blocked this long goes to another 
 
 unsigned int kgo_max_ms = 64;
 module_param_named(max_ms_per_cpu, kgo_max_ms, uint, 0444);
-MODULE_PARM_DESC(max_ms_per_cpu, "Most Ms (kthreads) per CPU, for handoffs (2-10000)");
+MODULE_PARM_DESC(max_ms_per_cpu, "Most Ms (kthreads) per CPU (2-10000)");
 
 static unsigned int m_idle_ms = 5000;
 module_param(m_idle_ms, uint, 0444);

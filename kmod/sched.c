@@ -82,13 +82,22 @@
  * Ps exist for every possible CPU; those of offline CPUs, or beyond
  * kgo_gomaxprocs(), are OFFLINE and on no list.
  *
+ * Memory and Ms are bounded
+ *
+ * A spawn is charged to the memory budget (budget.c) and fails with
+ * -ENOMEM unless a struct and one stack still fit; a first run takes its
+ * stack within the budget or waits on sched.stackwait, holding nothing,
+ * until an exit gives one back (kgo_stackwait_kick). A CPU has at most
+ * max_ms_per_cpu Ms: past it, kgo_startm() leaves the P waiting for one
+ * of that CPU's Ms to come back (kgo_stopm), and thieves take its queue.
+ *
  * Lock order (a DAG):
  *
  *   the CPU hotplug lock -> kgo_procs_lock (procs.c) -> sched.lock
  *   a wait list's lock (e.g. kgo_waitgroup.lock)
  *     -> sched.lock
  *          -> the kernel's rq/pi locks (wake_up_process)
- *   sched.allg_lock, p->stack_lock: leaves.
+ *   sched.allg_lock, p->stack_lock, kgo_users_lock (user.c): leaves.
  */
 
 #include <linux/gcd.h>
