@@ -100,6 +100,15 @@ trap 'rm -rf "$root" "$root.cpio.gz"' EXIT
 # KGO_VM_TCG_THREAD=multi brings back parallel vCPUs (make bench).
 tcg_thread=${KGO_VM_TCG_THREAD:-single}
 
+# One VM at a time on this machine: two would share its cores and make
+# each other's timing tests lie. Waits for the other to finish.
+mkdir -p "$KGO_CACHE"
+exec 9>"$KGO_CACHE/vm.lock"
+if ! flock -n 9; then
+	note "$name: another kgo VM is running; waiting for it"
+	flock 9
+fi
+
 note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread; console: $console)"
 start=$SECONDS
 boot() {
