@@ -23,7 +23,12 @@
  *  - A goroutine is not a task: it has no task_struct, signals or
  *    priority of its own. current is the kthread it runs on now.
  *
- * Context rules per function are in each kernel-doc comment below.
+ * Context rules per function are in each kernel-doc comment below. A
+ * call that may block (a sleep, a wait, a lock or a channel operation
+ * with a timeout other than KGO_NOWAIT) made from atomic context
+ * (interrupts, interrupts off, a spinlock or an RCU read side held)
+ * warns once per function and fails with -EPERM, on every kernel; it
+ * never sleeps there.
  */
 #ifndef _KGO_H
 #define _KGO_H
@@ -177,10 +182,12 @@ int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg);
  * Context: any, hardirq included. From a goroutine, @g runs next on the
  * caller's P (Go's runnext); from anywhere else it goes to the global
  * queue and an idle P is woken. Readying a goroutine that is not parked
- * is a bug and WARNs. @g may run, exit and be reused as soon as this is
- * called: do not touch it afterwards.
+ * is a bug: it WARNs once and does nothing. @g may run, exit and be
+ * reused as soon as this is called: do not touch it afterwards.
+ *
+ * Return: 0, or -EINVAL if @g was not parked.
  */
-void kgo_ready(struct kgo_g *g);
+int kgo_ready(struct kgo_g *g);
 
 /**
  * struct kgo_waitgroup - wait for a set of goroutines (Go's sync.WaitGroup)
@@ -226,7 +233,8 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
  *
  * Context: a goroutine, which parks (its kthread runs other goroutines),
  * or process context, which sleeps uninterruptibly.
- * Return: 0, or -ETIMEDOUT (-EAGAIN for KGO_NOWAIT) if it is not zero yet.
+ * Return: 0, or -ETIMEDOUT (-EAGAIN for KGO_NOWAIT) if it is not zero yet;
+ * -EPERM from atomic context.
  */
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns);
 
@@ -266,7 +274,8 @@ void kgo_mutex_init(struct kgo_mutex *m);
  * @timeout_ns: KGO_NOWAIT (a trylock: any context), ns, or KGO_FOREVER
  *	       (a goroutine or process context)
  *
- * Return: 0, or -EAGAIN / -ETIMEDOUT without the mutex.
+ * Return: 0, or -EAGAIN / -ETIMEDOUT without the mutex; -EPERM from
+ * atomic context unless KGO_NOWAIT.
  */
 int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns);
 
@@ -317,8 +326,76 @@ void kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg);
  *
  * Context: a goroutine, which parks (its kthread runs others), or process
  * context, which sleeps. An hrtimer ends the sleep.
+ * Return: 0, or -EPERM from atomic context (see the top of this file).
  */
-void kgo_sleep(u64 ns);
+int kgo_sleep(u64 ns);
+
+/**
+ * struct kgo_ctx - a cancellation signal (the cancel half of Go's context)
+ * @err: 0 until cancelled, then the cause; set once (read kgo_ctx_err())
+ * @parent: whose cancellation this one inherits, or NULL
+ * @lock: protects @waiters; irq-safe
+ * @waiters: who sleeps in kgo_ctx_sleep() on this context or a child
+ *
+ * Long work checks kgo_ctx_err() between steps and sleeps with
+ * kgo_ctx_sleep(), which a cancellation cuts short. Cancelling a context
+ * cancels its children too. Rules: a parent outlives its children; a
+ * context may be freed once nobody is in kgo_ctx_sleep() on it or on a
+ * child. Fields are private; kgo_ctx_init().
+ */
+struct kgo_ctx {
+	int err;
+	struct kgo_ctx *parent;
+	spinlock_t lock;
+	struct list_head waiters;
+};
+
+/* How many contexts deep a chain may be, the root counted. */
+#define KGO_CTX_DEPTH_MAX	4
+
+/**
+ * kgo_ctx_init() - a context, not cancelled
+ * @ctx: the context
+ * @parent: whose cancellation it inherits, or NULL
+ *
+ * Context: any. Return: 0, or -EINVAL if the chain would be deeper than
+ * KGO_CTX_DEPTH_MAX (@ctx is then a root: it works, but inherits nothing).
+ */
+int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent);
+
+/**
+ * kgo_ctx_cancel() - cancel a context and its children
+ * @ctx: the context
+ * @err: the cause the context reports: a negative errno (-ECANCELED for
+ *	 a plain cancel, -ETIMEDOUT for a deadline); anything else WARNs
+ *	 and becomes -ECANCELED
+ *
+ * Wakes everyone in kgo_ctx_sleep() on it. Context: any, hardirq
+ * included. Return: true if this call cancelled it, false if it already
+ * was.
+ */
+bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err);
+
+/**
+ * kgo_ctx_err() - whether a context is cancelled (Go's ctx.Err())
+ * @ctx: the context
+ *
+ * Context: any; a few loads, cheap enough for every loop iteration.
+ * Return: 0, or the cause given to kgo_ctx_cancel() on it or the
+ * nearest cancelled parent.
+ */
+int kgo_ctx_err(const struct kgo_ctx *ctx);
+
+/**
+ * kgo_ctx_sleep() - sleep for @ns, unless @ctx is cancelled first
+ * @ctx: the context
+ * @ns: how long
+ *
+ * Context: a goroutine, which parks, or process context, which sleeps
+ * uninterruptibly.
+ * Return: 0 after @ns, or kgo_ctx_err() as soon as it is cancelled.
+ */
+int kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns);
 
 /*
  * Channels: Go's chan of fixed-size elements, unbuffered (@cap 0: a send
@@ -347,8 +424,12 @@ struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp);
 /**
  * kgo_chan_destroy() - free a channel nobody uses any more
  * @c: the channel; no operation may be in progress or start
+ *
+ * Return: 0; or -EBUSY, with a warning, if goroutines or threads still
+ * wait on it: it is then not freed (a leak, not a use after free), and
+ * kgo_chan_close() first would have woken them.
  */
-void kgo_chan_destroy(struct kgo_chan *c);
+int kgo_chan_destroy(struct kgo_chan *c);
 
 /**
  * kgo_chan_send() - send one element
@@ -358,7 +439,7 @@ void kgo_chan_destroy(struct kgo_chan *c);
  *
  * Return: 0; -EPIPE if the channel is closed (a kernel API returns an
  * error where Go panics); -EAGAIN (KGO_NOWAIT) or -ETIMEDOUT if it would
- * block longer.
+ * block longer; -EPERM as for kgo_select().
  */
 int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns);
 
@@ -369,7 +450,7 @@ int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns);
  * @ok: set false when the zero came from a closed, drained channel
  * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
  *
- * Return: 0 (check @ok), -EAGAIN or -ETIMEDOUT.
+ * Return: 0 (check @ok), -EAGAIN or -ETIMEDOUT; -EPERM as for kgo_select().
  */
 int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns);
 
@@ -420,7 +501,8 @@ struct kgo_select_case {
  * is chosen uniformly at random.
  *
  * Return: the index of the case done, -EAGAIN or -ETIMEDOUT if none
- * could in time, -EINVAL for bad arguments.
+ * could in time, -EINVAL for bad arguments, -EPERM for a timeout other
+ * than KGO_NOWAIT from atomic context.
  */
 int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns);
 

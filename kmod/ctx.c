@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts: the cancel half of Go's context package, for goroutines and
+ * threads alike. A task's goroutines stop when its fd closes, a kernel
+ * caller stops the work it handed out, in the same way.
+ *
+ * Go cancels a tree of contexts by walking down it: each child
+ * registers with its parent. Here a child costs nothing until it
+ * sleeps, because tasks make one per submission on the hot path:
+ *
+ *  - kgo_ctx_init() only links the child to its parent; nobody takes a
+ *    lock, and a child is never unregistered.
+ *  - kgo_ctx_err() walks up the chain (at most KGO_CTX_DEPTH_MAX loads),
+ *    so a cancelled ancestor is seen at the next check.
+ *  - A sleeper puts its waiter on the wait list of every context of its
+ *    chain, so that whichever of them is cancelled wakes it. The chain
+ *    is short, so the nodes live on the sleeper's stack.
+ *
+ * Lock rules. ctx->lock guards ctx->waiters and the 0 -> cause step of
+ * ctx->err, and is taken with interrupts off (kgo_ctx_cancel() runs from
+ * any context). A canceller holds one lock. A sleeper holds its whole
+ * chain while it checks for cancellation and queues itself, then
+ * releases it only once parked (kgo_waiter_block()), as a select holds
+ * its channels: a canceller that finds it on a list may ready it at
+ * once. The sleeper takes the locks from the context it sleeps on up to
+ * the root, with lockdep subclass = distance from its context, and a
+ * canceller never holds two: no cycle. A canceller may hold locks of its
+ * own around kgo_ctx_cancel() (session.c holds session->lock): ctx->lock
+ * and the scheduler's locks it ends in come after them.
+ *
+ * ctx->err is written once, under ctx->lock, and read locklessly; the
+ * lock orders it against a sleeper's check, and READ_ONCE()/WRITE_ONCE()
+ * are enough for a polling loop, which only needs to see it eventually.
+ */
+
+#include <linux/bug.h>
+#include <linux/errno.h>
+#include <linux/export.h>
+#include <linux/sched.h>
+#include <kunit/visibility.h>
+
+#include <kgo.h>
+#include "check.h"
+#include "ctx.h"
+#include "g.h"
+#include "waiter.h"
+
+int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent)
+{
+	struct kgo_ctx *p;
+	int depth = 1;
+
+	ctx->err = 0;
+	ctx->parent = NULL;
+	spin_lock_init(&ctx->lock);
+	INIT_LIST_HEAD(&ctx->waiters);
+	for (p = parent; p; p = p->parent)
+		if (++depth > KGO_CTX_DEPTH_MAX)
+			return -EINVAL;
+	ctx->parent = parent;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kgo_ctx_init);
+
+int kgo_ctx_err(const struct kgo_ctx *ctx)
+{
+	int err;
+
+	for (; ctx; ctx = ctx->parent) {
+		err = READ_ONCE(ctx->err);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kgo_ctx_err);
+
+bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
+{
+	struct kgo_wait_node *n;
+	unsigned long flags;
+	LIST_HEAD(wake);
+
+	if (WARN_ONCE(err >= 0 || err < -MAX_ERRNO,
+		      "kgo: %s() with cause %d, not an errno\n", __func__, err))
+		err = -ECANCELED;
+	spin_lock_irqsave(&ctx->lock, flags);
+	if (ctx->err) {
+		spin_unlock_irqrestore(&ctx->lock, flags);
+		return false;
+	}
+	WRITE_ONCE(ctx->err, err);
+	/*
+	 * Claimed nodes stay ours until we wake their waiters, who cannot
+	 * return before that: they may go on our own list meanwhile.
+	 */
+	while ((n = kgo_waiter_dequeue(&ctx->waiters)))
+		list_add_tail(&n->node, &wake);
+	spin_unlock_irqrestore(&ctx->lock, flags);
+
+	/* Unlink before waking: the node is on the woken one's stack. */
+	while ((n = list_first_entry_or_null(&wake, struct kgo_wait_node, node))) {
+		list_del_init(&n->node);
+		kgo_waiter_wake(n->w);
+	}
+	return true;
+}
+EXPORT_SYMBOL_GPL(kgo_ctx_cancel);
+
+/* A sleeper's hold on its chain. */
+struct kgo_ctx_chain {
+	struct kgo_ctx *ctx[KGO_CTX_DEPTH_MAX];
+	struct kgo_wait_node node[KGO_CTX_DEPTH_MAX];
+	int n;
+};
+
+/* Releases the chain's locks; interrupts stay off. */
+static void kgo_ctx_chain_unlock(void *arg)
+{
+	struct kgo_ctx_chain *ch = arg;
+	int i;
+
+	for (i = ch->n - 1; i >= 0; i--)
+		spin_unlock(&ch->ctx[i]->lock);
+}
+
+/*
+ * Sleeps on @ctx's chain for @ns. @park: a goroutine parks (its M runs
+ * others); else the thread sleeps, as a goroutine blocked in the kernel
+ * does (its P is handed off).
+ */
+int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
+{
+	struct kgo_ctx_chain ch;
+	struct kgo_waiter w;
+	struct kgo_ctx *c;
+	int err, i;
+
+	if (!kgo_may_block(park ? "kgo_ctx_sleep" : "kgo_ctx_sleep_blocking"))
+		return -EPERM;
+	might_sleep();
+	if (!ns)
+		return kgo_ctx_err(ctx);
+	if (park)
+		kgo_preempt_check();
+	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
+	if (!park)
+		w.g = NULL;	/* the thread itself sleeps */
+
+	ch.n = 0;
+	local_irq_disable();
+	for (c = ctx; c; c = c->parent) {
+		spin_lock_nested(&c->lock, ch.n);
+		ch.ctx[ch.n++] = c;
+	}
+	for (i = 0; i < ch.n; i++) {
+		if (ch.ctx[i]->err) {
+			err = ch.ctx[i]->err;
+			kgo_ctx_chain_unlock(&ch);
+			local_irq_enable();
+			kgo_waiter_destroy(&w);
+			return err;
+		}
+	}
+	for (i = 0; i < ch.n; i++) {
+		ch.node[i].w = &w;
+		list_add_tail(&ch.node[i].node, &ch.ctx[i]->waiters);
+	}
+	kgo_waiter_block(&w, kgo_ctx_chain_unlock, &ch);
+
+	/* Off the lists a canceller did not take us from. */
+	for (i = 0; i < ch.n; i++) {
+		spin_lock_irq(&ch.ctx[i]->lock);
+		list_del_init(&ch.node[i].node);
+		spin_unlock_irq(&ch.ctx[i]->lock);
+	}
+	err = atomic_read(&w.state) == KGO_WAIT_TIMEOUT ? 0 : kgo_ctx_err(ctx);
+	kgo_waiter_destroy(&w);
+	return err;
+}
+EXPORT_SYMBOL_IF_KUNIT(__kgo_ctx_sleep);
+
+int kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns)
+{
+	return __kgo_ctx_sleep(ctx, ns, true);
+}
+EXPORT_SYMBOL_GPL(kgo_ctx_sleep);

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: contexts (ctx.c). A cancellation reaches children, wakes a
+ * sleeper at once whether it is a goroutine, a goroutine's thread or a
+ * plain thread, and comes from any context (an hrtimer here).
+ */
+
+#include <kunit/test.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+
+#include <kgo.h>
+#include "ctx.h"
+#include "tests/run_g.h"
+
+#define MS		((u64)NSEC_PER_MSEC)
+/* A sleep nobody waits out: a cancel must end it. */
+#define LONG_NS		(30ULL * NSEC_PER_SEC)
+/* How soon a cancelled sleep must end, even on a slow emulated machine. */
+#define PROMPT_NS	(5ULL * NSEC_PER_SEC)
+
+static void kgo_ctx_chain_test(struct kunit *test)
+{
+	struct kgo_ctx c[KGO_CTX_DEPTH_MAX + 1];
+	int i;
+
+	KUNIT_EXPECT_EQ(test, kgo_ctx_init(&c[0], NULL), 0);
+	for (i = 1; i < KGO_CTX_DEPTH_MAX; i++)
+		KUNIT_EXPECT_EQ(test, kgo_ctx_init(&c[i], &c[i - 1]), 0);
+	/* One too deep: refused, and a root of its own. */
+	KUNIT_EXPECT_EQ(test, kgo_ctx_init(&c[i], &c[i - 1]), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[KGO_CTX_DEPTH_MAX - 1]), 0);
+
+	/* A child's cancel stays below it. */
+	KUNIT_EXPECT_TRUE(test, kgo_ctx_cancel(&c[2], -ETIMEDOUT));
+	KUNIT_EXPECT_FALSE(test, kgo_ctx_cancel(&c[2], -ECANCELED));
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[1]), 0);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[2]), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[3]), -ETIMEDOUT);
+	/* The root's reaches every descendant not cancelled on its own. */
+	KUNIT_EXPECT_TRUE(test, kgo_ctx_cancel(&c[0], -ECANCELED));
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[1]), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[3]), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_err(&c[KGO_CTX_DEPTH_MAX]), 0);
+	/* Already cancelled: no sleep at all. */
+	KUNIT_EXPECT_EQ(test, kgo_ctx_sleep(&c[1], LONG_NS), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, kgo_ctx_sleep(&c[1], 0), -ECANCELED);
+}
+
+struct sleep_case {
+	struct kgo_ctx root, mid, leaf;
+	struct hrtimer timer;
+	struct kgo_ctx *target;	/* what the timer cancels */
+	bool park;		/* how the goroutine sleeps */
+	u64 ns;			/* how long it asks for */
+	int ret;
+	u64 slept;
+};
+
+static enum hrtimer_restart cancel_fn(struct hrtimer *t)
+{
+	struct sleep_case *x = container_of(t, struct sleep_case, timer);
+
+	kgo_ctx_cancel(x->target, -ECANCELED);
+	return HRTIMER_NORESTART;
+}
+
+static void sleep_body(void *arg)
+{
+	struct sleep_case *x = arg;
+	u64 t0 = ktime_get_ns();
+
+	x->ret = __kgo_ctx_sleep(&x->leaf, x->ns, x->park);
+	x->slept = ktime_get_ns() - t0;
+}
+
+/* Sleeps on a grandchild; an hrtimer cancels @target after 20 ms. */
+static void run_sleep_case(struct kunit *test, struct kgo_ctx *(*pick)(struct sleep_case *x),
+			   bool park, bool in_g, u64 ns, int want)
+{
+	struct sleep_case *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_ctx_init(&x->root, NULL);
+	kgo_ctx_init(&x->mid, &x->root);
+	kgo_ctx_init(&x->leaf, &x->mid);
+	x->target = pick(x);
+	x->park = park;
+	x->ns = ns;
+	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	x->timer.function = cancel_fn;
+	hrtimer_start(&x->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
+	if (in_g)
+		KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(sleep_body, x, 60000), 0);
+	else
+		sleep_body(x);
+	hrtimer_cancel(&x->timer);
+	KUNIT_EXPECT_EQ(test, x->ret, want);
+	if (want)
+		KUNIT_EXPECT_LT(test, x->slept, PROMPT_NS);
+	else
+		KUNIT_EXPECT_GE(test, x->slept, ns);
+}
+
+static struct kgo_ctx *pick_root(struct sleep_case *x) { return &x->root; }
+static struct kgo_ctx *pick_mid(struct sleep_case *x) { return &x->mid; }
+static struct kgo_ctx *pick_leaf(struct sleep_case *x) { return &x->leaf; }
+
+/* A parked goroutine, woken by a cancel of each link of its chain. */
+static void kgo_ctx_sleep_g_test(struct kunit *test)
+{
+	run_sleep_case(test, pick_leaf, true, true, LONG_NS, -ECANCELED);
+	run_sleep_case(test, pick_mid, true, true, LONG_NS, -ECANCELED);
+	run_sleep_case(test, pick_root, true, true, LONG_NS, -ECANCELED);
+}
+
+/* A goroutine asleep in the kernel (its P handed off), as BLOCK tasks do. */
+static void kgo_ctx_sleep_blocking_test(struct kunit *test)
+{
+	run_sleep_case(test, pick_root, false, true, LONG_NS, -ECANCELED);
+}
+
+/* Not a goroutine: this thread sleeps. */
+static void kgo_ctx_sleep_thread_test(struct kunit *test)
+{
+	run_sleep_case(test, pick_mid, true, false, LONG_NS, -ECANCELED);
+}
+
+/* A sleep shorter than the cancel's delay ends on time, with 0. */
+static void kgo_ctx_sleep_timeout_test(struct kunit *test)
+{
+	run_sleep_case(test, pick_root, true, true, 2 * MS, 0);
+	run_sleep_case(test, pick_root, true, false, 2 * MS, 0);
+}
+
+/* Many sleepers on one context: one cancel wakes every one. */
+struct herd {
+	struct kgo_ctx ctx;
+	struct kgo_waitgroup wg;
+	atomic_t cancelled;
+};
+
+static void herd_body(void *arg)
+{
+	struct herd *h = arg;
+
+	if (kgo_ctx_sleep(&h->ctx, LONG_NS) == -ECANCELED)
+		atomic_inc(&h->cancelled);
+	kgo_wg_done(&h->wg);
+}
+
+static void kgo_ctx_herd_test(struct kunit *test)
+{
+	struct herd *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	const int n = 200;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	kgo_ctx_init(&h->ctx, NULL);
+	kgo_wg_init(&h->wg);
+	kgo_wg_add(&h->wg, n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(herd_body, h, GFP_KERNEL), 0LL);
+	kgo_sleep(20 * MS);
+	KUNIT_EXPECT_TRUE(test, kgo_ctx_cancel(&h->ctx, -ECANCELED));
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&h->wg, 60ULL * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->cancelled), n);
+}
+
+static struct kunit_case kgo_ctx_cases[] = {
+	KUNIT_CASE(kgo_ctx_chain_test),
+	KUNIT_CASE(kgo_ctx_sleep_g_test),
+	KUNIT_CASE(kgo_ctx_sleep_blocking_test),
+	KUNIT_CASE(kgo_ctx_sleep_thread_test),
+	KUNIT_CASE(kgo_ctx_sleep_timeout_test),
+	KUNIT_CASE(kgo_ctx_herd_test),
+	{}
+};
+
+static struct kunit_suite kgo_ctx_suite = {
+	.name = "kgo_ctx",
+	.test_cases = kgo_ctx_cases,
+};
+
+kunit_test_suite(kgo_ctx_suite);
