@@ -166,9 +166,10 @@ static long kgo_ioctl_cancel(struct kgo_session *s, void __user *uarg)
 	ret = kgo_copy_struct_in(&c, sizeof(c), sizeof(c), uarg, &usize);
 	if (ret)
 		return ret;
-	if ((c.flags & ~KGO_CANCEL_ALL) || c.__reserved)
+	if ((c.flags & ~(KGO_CANCEL_ALL | KGO_CANCEL_RUNNING)) || c.__reserved)
 		return -EINVAL;
-	c.cancelled = kgo_session_cancel(s, c.flags & KGO_CANCEL_ALL, c.tag);
+	c.cancelled = kgo_session_cancel(s, c.flags & KGO_CANCEL_ALL, c.tag,
+					 c.flags & KGO_CANCEL_RUNNING);
 	return kgo_copy_struct_out(uarg, &c, sizeof(c), usize);
 }
 

@@ -6,10 +6,19 @@
  * goroutine, QUEUED -> CANCELLED by cancel or close): the loser leaves
  * the job alone.
  *
- * Closing the fd cancels what has not started and drops completions
- * nobody will read; running goroutines finish on their own, and their
- * job and session references keep what they touch alive. The session
- * holds a module reference, so kgo cannot be unloaded under them.
+ * Each job has a context (ctx.c), a child of the session's. Closing the
+ * fd cancels the session's: running tasks stop at their next check
+ * (task.c), tasks not started complete as cancelled as soon as their
+ * goroutine runs, and completions nobody will read are dropped. Until
+ * then, their job and session references keep what they touch alive;
+ * the session holds a module reference, so kgo cannot be unloaded under
+ * them.
+ *
+ * Nothing walks a whole list under s->lock: a list can hold up to
+ * max_inflight jobs. Close takes the done list off in one splice, reads
+ * take batches, and CANCEL walks pending with a cursor (a place-holder
+ * job) that keeps its place while it drops the lock every
+ * KGO_SESSION_BATCH jobs.
  */
 
 #include <linux/hrtimer.h>
@@ -39,6 +48,9 @@ MODULE_PARM_DESC(max_bytes,
 		 "Bytes of task data one fd may have copied in; 1 MiB..1 GiB");
 
 static struct kmem_cache *kgo_job_cache;
+
+/* Jobs handled per hold of s->lock in a walk. */
+#define KGO_SESSION_BATCH	64
 
 int kgo_session_init(void)
 {
@@ -83,6 +95,7 @@ struct kgo_session *kgo_session_create(void)
 	INIT_LIST_HEAD(&s->pending);
 	INIT_LIST_HEAD(&s->done);
 	init_waitqueue_head(&s->wq);
+	kgo_ctx_init(&s->ctx, NULL);
 	kref_init(&s->ref);
 	__module_get(THIS_MODULE);	/* for goroutines outliving the fd */
 	return s;
@@ -177,9 +190,13 @@ static void kgo_job_main(void *arg)
 
 	if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_RUNNING) ==
 	    KGO_JOB_QUEUED) {
-		job->c.started_ns = ktime_get_ns();
-		job->c.cpu = raw_smp_processor_id();
-		kgo_job_run(job);
+		/* Its fd closed before it started: nothing to run. */
+		job->err = kgo_ctx_err(&job->ctx);
+		if (!job->err) {
+			job->c.started_ns = ktime_get_ns();
+			job->c.cpu = raw_smp_processor_id();
+			kgo_job_run(job);
+		}
 		job->c.status = job->err;
 		job->c.ended_ns = ktime_get_ns();
 		kgo_job_complete(job);
@@ -240,6 +257,7 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	job->s = s;
 	job->desc = *t;
 	atomic_set(&job->state, KGO_JOB_QUEUED);
+	kgo_ctx_init(&job->ctx, &s->ctx);	/* depth 2: cannot fail */
 	job->c.tag = t->tag;
 	job->c.kind = t->kind;
 	job->c.cpu = ~0U;
@@ -335,28 +353,18 @@ void kgo_job_complete_read(struct kgo_job *job)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_job_complete_read);
 
-ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
-			 bool nonblock)
+/*
+ * Copies the @n jobs on @list out to @buf and releases them. Return:
+ * bytes copied; on a fault, the rest go back to the front of done.
+ */
+static size_t kgo_session_copy_out(struct kgo_session *s, char __user *buf,
+				   struct list_head *list, u32 n)
 {
 	const size_t rec = sizeof(struct kgo_completion);
 	struct kgo_job *job, *tmp;
-	LIST_HEAD(list);
 	size_t copied = 0;
-	int n, ret;
 
-	if (count < rec)
-		return -EINVAL;
-	for (;;) {
-		n = kgo_session_take(s, &list, min_t(size_t, count / rec, U32_MAX));
-		if (n)
-			break;
-		if (nonblock)
-			return -EAGAIN;
-		ret = wait_event_interruptible(s->wq, READ_ONCE(s->ndone));
-		if (ret)
-			return ret;
-	}
-	list_for_each_entry_safe(job, tmp, &list, node) {
+	list_for_each_entry_safe(job, tmp, list, node) {
 		if (copy_to_user(buf + copied, &job->c, rec))
 			break;
 		copied += rec;
@@ -364,13 +372,45 @@ ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
 		n--;
 	}
 	if (n) {
-		/* A fault part-way: nothing is lost, the rest go back. */
-		kgo_session_putback(s, &list, n);
+		/* A fault part-way: nothing is lost. */
+		kgo_session_putback(s, list, n);
 		wake_up(&s->wq);
-		if (!copied)
-			return -EFAULT;
 	}
 	return copied;
+}
+
+ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
+			 bool nonblock)
+{
+	const size_t rec = sizeof(struct kgo_completion);
+	size_t copied = 0, want, got;
+	LIST_HEAD(list);
+	int n, ret;
+
+	if (count < rec)
+		return -EINVAL;
+	want = count / rec;
+	for (;;) {
+		/* Batches: s->lock is held for one take at a time. */
+		while (copied < want * rec) {
+			n = kgo_session_take(s, &list, min_t(size_t, want - copied / rec,
+							     KGO_SESSION_BATCH));
+			if (!n)
+				break;
+			got = kgo_session_copy_out(s, buf + copied, &list, n);
+			copied += got;
+			if (got < n * rec)
+				return copied ?: -EFAULT;
+			cond_resched();
+		}
+		if (copied)
+			return copied;
+		if (nonblock)
+			return -EAGAIN;
+		ret = wait_event_interruptible(s->wq, READ_ONCE(s->ndone));
+		if (ret)
+			return ret;
+	}
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_read);
 
@@ -425,32 +465,70 @@ int kgo_session_wait(struct kgo_session *s, u32 min, u64 timeout_ns, u32 *ready)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_wait);
 
+/*
+ * Cancels @job: an unstarted one completes here with -ECANCELED; a
+ * running one (@running) has its context cancelled and completes when
+ * its goroutine next checks. Context: s->lock held, which keeps a job on
+ * pending from completing, and so alive. Return: whether it was.
+ */
+static bool kgo_session_cancel_one(struct kgo_session *s, struct kgo_job *job,
+				   bool running, u64 now)
+{
+	lockdep_assert_held(&s->lock);
+	switch (atomic_read(&job->state)) {
+	case KGO_JOB_QUEUED:
+		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) ==
+		    KGO_JOB_QUEUED) {
+			job->c.status = -ECANCELED;
+			job->c.ended_ns = now;
+			kgo_session_post(s, job);
+			return true;
+		}
+		/* Its goroutine started it meanwhile. */
+		fallthrough;
+	case KGO_JOB_RUNNING:
+		/* True once per job, however often it is cancelled. */
+		return running && kgo_ctx_cancel(&job->ctx, -ECANCELED);
+	default:		/* cancelled already, or another walk's cursor */
+		return false;
+	}
+}
+
 /**
- * kgo_session_cancel() - cancel unstarted tasks
+ * kgo_session_cancel() - cancel tasks
  * @s: the session
  * @all: every one, else those tagged @tag
  * @tag: see @all
+ * @running: running tasks too, else only unstarted ones
  *
- * Return: how many were cancelled; each completes with -ECANCELED.
+ * Return: how many were cancelled. Each unstarted one completes with
+ * -ECANCELED; each running one stops at its next check, with -ECANCELED
+ * and its partial result (or with its own status if it finished first).
  */
-u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag)
+u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag, bool running)
 {
-	struct kgo_job *job, *tmp;
+	struct kgo_job cursor = { .desc.kind = 0 };
 	u64 now = ktime_get_ns();
-	u32 n = 0;
+	struct list_head *pos;
+	struct kgo_job *job;
+	u32 n = 0, seen = 0;
 
+	atomic_set(&cursor.state, KGO_JOB_CURSOR);
 	spin_lock(&s->lock);
-	list_for_each_entry_safe(job, tmp, &s->pending, node) {
-		if (!all && job->desc.tag != tag)
-			continue;
-		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) !=
-		    KGO_JOB_QUEUED)
-			continue;	/* started: runs to completion */
-		job->c.status = -ECANCELED;
-		job->c.ended_ns = now;
-		kgo_session_post(s, job);
-		n++;
+	list_add(&cursor.node, &s->pending);
+	while ((pos = cursor.node.next) != &s->pending) {
+		job = list_entry(pos, struct kgo_job, node);
+		list_move(&cursor.node, pos);	/* past @job before it may move */
+		if ((all || job->desc.tag == tag) &&
+		    kgo_session_cancel_one(s, job, running, now))
+			n++;
+		if (++seen % KGO_SESSION_BATCH == 0) {
+			spin_unlock(&s->lock);
+			cond_resched();
+			spin_lock(&s->lock);
+		}
 	}
+	list_del(&cursor.node);
 	spin_unlock(&s->lock);
 	if (n)
 		wake_up(&s->wq);
@@ -462,8 +540,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_cancel);
  * kgo_session_close() - the fd is closed
  * @s: the session; the caller's reference is dropped
  *
- * Cancels what has not started and drops unread completions; does not
- * wait for running tasks.
+ * Cancels every task (see the top of this file) and drops unread
+ * completions; does not wait for running tasks to stop.
  */
 void kgo_session_close(struct kgo_session *s)
 {
@@ -471,23 +549,20 @@ void kgo_session_close(struct kgo_session *s)
 	LIST_HEAD(drop);
 
 	spin_lock(&s->lock);
-	s->closed = true;
-	list_for_each_entry_safe(job, tmp, &s->pending, node) {
-		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) ==
-		    KGO_JOB_QUEUED) {
-			list_move_tail(&job->node, &drop);
-			kgo_session_forget(s, job);
-		}
-	}
-	list_for_each_entry_safe(job, tmp, &s->done, node) {
-		list_move_tail(&job->node, &drop);
-		kgo_session_forget(s, job);
-	}
+	s->closed = true;	/* from now on, completions are dropped */
+	list_splice_init(&s->done, &drop);
 	s->ndone = 0;
 	spin_unlock(&s->lock);
+	kgo_ctx_cancel(&s->ctx, -ECANCELED);
 
-	list_for_each_entry_safe(job, tmp, &drop, node)
+	/* Off every list but ours: nobody else can reach them. */
+	list_for_each_entry_safe(job, tmp, &drop, node) {
+		spin_lock(&s->lock);
+		kgo_session_forget(s, job);
+		spin_unlock(&s->lock);
 		kgo_job_complete_read(job);
+		cond_resched();
+	}
 	kgo_session_put(s);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_close);

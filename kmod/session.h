@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 
+#include <kgo.h>
 #include <linux/kgo.h>
 
 struct kgo_g;
@@ -26,7 +27,7 @@ struct kgo_user;
  * cannot pin unbounded memory.
  */
 struct kgo_session {
-	spinlock_t lock;	/* process context only; innermost lock */
+	spinlock_t lock;	/* process context only; before ctx locks (ctx.c) */
 	struct list_head pending; /* L: accepted, not completed */
 	struct list_head done;	/* L: completed, not read (FIFO) */
 	u32 ninflight;		/* L: accepted and not read */
@@ -36,6 +37,7 @@ struct kgo_session {
 	wait_queue_head_t wq;	/* read, poll and KGO_IOC_WAIT */
 	struct kref ref;
 	struct kgo_user *user;	/* the opener's user (user.c); holds a reference */
+	struct kgo_ctx ctx;	/* cancelled at close: parent of each job's */
 };
 
 int kgo_session_init(void);
@@ -54,6 +56,6 @@ ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
 __poll_t kgo_session_poll(struct kgo_session *s, struct file *file,
 			  poll_table *wait);
 int kgo_session_wait(struct kgo_session *s, u32 min, u64 timeout_ns, u32 *ready);
-u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag);
+u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag, bool running);
 
 #endif /* _KGO_SESSION_H */

@@ -11,6 +11,7 @@
 #include <kunit/visibility.h>
 
 #include <kgo.h>
+#include "ctx.h"
 #include "session.h"
 #include "task.h"
 #include "user.h"
@@ -114,7 +115,7 @@ u32 kgo_task_checksum(const void *buf, size_t len)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_task_checksum);
 
-static u64 kgo_task_spin(u64 ns)
+static u64 kgo_task_spin(struct kgo_job *job, u64 ns)
 {
 	u64 start = ktime_get_ns(), now;
 
@@ -123,7 +124,8 @@ static u64 kgo_task_spin(u64 ns)
 		cpu_relax();
 		cond_resched();
 		now = ktime_get_ns();
-	} while (now - start < ns);
+		job->err = kgo_ctx_err(&job->ctx);
+	} while (now - start < ns && !job->err);
 	return now - start;
 }
 
@@ -157,10 +159,16 @@ static void kgo_spawn_run(struct kgo_job *job, u64 depth)
 	kgo_wg_add(&f.wg, fanout);
 	for (i = 0; i < fanout; i++) {
 		struct kgo_user *u = job->s->user;
-		s64 ret = -EAGAIN;
+		s64 ret = kgo_ctx_err(&job->ctx);
 
-		/* The user's cap (user.c), then the memory budget (-ENOMEM). */
-		if (kgo_user_g_get(u)) {
+		/*
+		 * Cancelled: no more children (the tree's nodes are the
+		 * partial result). Else the user's cap (user.c), then the
+		 * memory budget (-ENOMEM).
+		 */
+		if (!ret && !kgo_user_g_get(u))
+			ret = -EAGAIN;
+		if (!ret) {
 			ret = kgo_go(kgo_spawn_child, &f, GFP_KERNEL);
 			if (ret < 0)
 				kgo_user_g_put(u);
@@ -176,7 +184,9 @@ static void kgo_spawn_run(struct kgo_job *job, u64 depth)
 /* PINGPONG and SELECT: the second goroutine and its channels. */
 struct kgo_task_pair {
 	struct kgo_chan *a, *b;
+	struct kgo_ctx *ctx;	/* the job's */
 	u64 n, gap_ns;
+	u64 done;		/* round trips or values received */
 	int err;
 	struct kgo_waitgroup wg;
 };
@@ -200,8 +210,8 @@ static void kgo_producer(void *arg)
 	u64 i;
 
 	for (i = 0; i < pp->n; i++) {
-		kgo_sleep(pp->gap_ns);
-		if (kgo_chan_send(pp->a, &i, KGO_FOREVER))
+		if (kgo_ctx_sleep(pp->ctx, pp->gap_ns) ||
+		    kgo_chan_send(pp->a, &i, KGO_FOREVER))
 			break;
 	}
 	kgo_wg_done(&pp->wg);
@@ -211,7 +221,9 @@ static void kgo_producer(void *arg)
 static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 			     int (*consumer)(struct kgo_task_pair *pp))
 {
-	struct kgo_task_pair pp = { .n = job->desc.args[0], .gap_ns = job->desc.args[1] };
+	struct kgo_task_pair pp = {
+		.ctx = &job->ctx, .n = job->desc.args[0], .gap_ns = job->desc.args[1],
+	};
 	int ret;
 
 	pp.a = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
@@ -233,6 +245,7 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 out:
 	kgo_chan_destroy(pp.a);
 	kgo_chan_destroy(pp.b);
+	job->c.result = pp.done;
 	return ret;
 }
 
@@ -241,9 +254,15 @@ static int kgo_ping(struct kgo_task_pair *pp)
 	u64 i, v;
 
 	for (i = 0; i < pp->n; i++) {
+		int err = kgo_ctx_err(pp->ctx);
+
+		/* On return, the caller closes the channels: pong ends. */
+		if (err)
+			return err;
 		if (kgo_chan_send(pp->a, &i, KGO_FOREVER) ||
 		    kgo_chan_recv(pp->b, &v, NULL, KGO_FOREVER) || v != i)
 			return -EPIPE;
+		pp->done = i + 1;
 	}
 	return 0;
 }
@@ -254,7 +273,11 @@ static int kgo_select_consumer(struct kgo_task_pair *pp)
 	u64 got = 0, v;
 	int r;
 
+	/* Checked at least every gap / 2: the select's timeout. */
 	while (got < pp->n) {
+		r = kgo_ctx_err(pp->ctx);
+		if (r)
+			return r;
 		cs[0] = (struct kgo_select_case){
 			.chan = pp->a, .dir = KGO_SELECT_RECV, .elem = &v,
 		};
@@ -263,7 +286,7 @@ static int kgo_select_consumer(struct kgo_task_pair *pp)
 		if (r == 0) {
 			if (v != got)
 				return -EPIPE;
-			got++;
+			pp->done = ++got;
 		} else if (r != -ETIMEDOUT) {
 			return r < 0 ? r : -EPIPE;
 		}
@@ -271,28 +294,39 @@ static int kgo_select_consumer(struct kgo_task_pair *pp)
 	return 0;
 }
 
-/* Runs @job's kind in the calling goroutine; fills job->c.result. */
+/*
+ * Runs @job's kind in the calling goroutine; fills job->c.result. A
+ * cancelled job (job->ctx: its fd closed, or KGO_CANCEL_RUNNING) stops
+ * at its next check with job->err = -ECANCELED and what it did so far
+ * as its result.
+ */
 void kgo_job_run(struct kgo_job *job)
 {
 	const struct kgo_task *t = &job->desc;
+	struct kgo_ctx *ctx = &job->ctx;
 
 	switch (t->kind) {
 	case KGO_TASK_NOP:
 		job->c.result = 0;
 		break;
 	case KGO_TASK_SPIN:
-		job->c.result = kgo_task_spin(t->args[0]);
+		job->c.result = kgo_task_spin(job, t->args[0]);
 		break;
 	case KGO_TASK_YIELD: {
 		u64 i;
 
-		for (i = 0; i < t->args[0]; i++)
+		for (i = 0; i < t->args[0]; i++) {
+			job->err = kgo_ctx_err(ctx);
+			if (job->err)
+				break;
 			kgo_yield();
-		job->c.result = t->args[0];
+		}
+		job->c.result = i;
 		break;
 	}
 	case KGO_TASK_SPAWN:
 		kgo_spawn_run(job, t->args[1]);
+		/* Nodes that could not grow set job->err. */
 		job->c.result = atomic64_read(&job->nodes);
 		break;
 	case KGO_TASK_CHECKSUM:
@@ -301,30 +335,27 @@ void kgo_job_run(struct kgo_job *job)
 	case KGO_TASK_SLEEP: {
 		u64 t0 = ktime_get_ns();
 
-		kgo_sleep(t->args[0]);
+		job->err = kgo_ctx_sleep(ctx, t->args[0]);
 		job->c.result = ktime_get_ns() - t0;
 		break;
 	}
 	case KGO_TASK_BLOCK: {
-		u64 t0 = ktime_get_ns(), us = t->args[0];
+		u64 t0 = ktime_get_ns();
 
 		/*
-		 * A kernel sleep, not kgo's: the M sleeps with the goroutine.
-		 * An hrtimer one: msleep() counts jiffies, which can come
-		 * short of the time asked for.
+		 * A kernel sleep, not kgo's: the M sleeps with the goroutine,
+		 * and kgo hands its P off. An hrtimer one, which a
+		 * cancellation ends early.
 		 */
-		if (us)
-			usleep_range(us, us + us / 8 + 1);
+		job->err = kgo_ctx_sleep_blocking(ctx, t->args[0] * NSEC_PER_USEC);
 		job->c.result = ktime_get_ns() - t0;
 		break;
 	}
 	case KGO_TASK_PINGPONG:
 		job->err = kgo_task_pair_run(job, kgo_pong, kgo_ping);
-		job->c.result = t->args[0];
 		break;
 	case KGO_TASK_SELECT:
 		job->err = kgo_task_pair_run(job, kgo_producer, kgo_select_consumer);
-		job->c.result = t->args[0];
 		break;
 	default:
 		job->err = -EINVAL;	/* kgo_task_validate() let it through */

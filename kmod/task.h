@@ -6,6 +6,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include <kgo.h>
 #include <linux/kgo.h>
 
 struct kgo_session;
@@ -14,6 +15,7 @@ enum kgo_job_state {
 	KGO_JOB_QUEUED,		/* accepted, its goroutine not started */
 	KGO_JOB_RUNNING,	/* its goroutine claimed it */
 	KGO_JOB_CANCELLED,	/* cancel claimed it first */
+	KGO_JOB_CURSOR,		/* not a job: a walker's place on pending */
 };
 
 /*
@@ -34,6 +36,7 @@ struct kgo_job {
 	atomic64_t nodes;		/* A: SPAWN nodes run */
 	int err;			/* G */
 	struct kgo_completion c;	/* G, then S once completed */
+	struct kgo_ctx ctx;		/* its own; child of the session's */
 };
 
 int kgo_task_validate(const struct kgo_task *t);

@@ -7,6 +7,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/slab.h>
 
 #include <linux/kgo.h>
@@ -186,9 +187,9 @@ static void kgo_session_cancel_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	accept(test, s, KGO_TASK_NOP, 0, &q, NJOBS);
-	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 1u);
-	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3), 0u);
-	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0), (u32)NJOBS - 1);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3, false), 1u);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, false, 3, false), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0, false), (u32)NJOBS - 1);
 	kgo_injectglist(&q, NJOBS);	/* they start, find themselves cancelled */
 	KUNIT_EXPECT_EQ(test, drain(test, s, NJOBS, 0, &cancelled), NJOBS);
 	KUNIT_EXPECT_EQ(test, cancelled, (unsigned int)NJOBS);
@@ -198,7 +199,7 @@ static void kgo_session_cancel_test(struct kunit *test)
 	kgo_injectglist(&q, 4);
 	cancelled = 0;
 	KUNIT_EXPECT_EQ(test, drain(test, s, 4, 0, &cancelled), 4);
-	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0, false), 0u);
 	kgo_session_close(s);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(60000), 0);
 }
@@ -217,6 +218,111 @@ static void kgo_session_close_inflight_test(struct kunit *test)
 	kgo_injectglist(&q, NJOBS);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(60000), 0);
 	/* kmemleak at the end of the run checks that the jobs went away. */
+}
+
+/* Every interruptible kind, long enough that only a cancel ends it soon. */
+static const struct kgo_task long_tasks[] = {
+	{ .kind = KGO_TASK_SLEEP, .args = { KGO_SLEEP_MAX_NS } },
+	{ .kind = KGO_TASK_BLOCK, .args = { KGO_BLOCK_MAX_US } },
+	{ .kind = KGO_TASK_SPIN, .args = { KGO_SPIN_MAX_NS } },
+	{ .kind = KGO_TASK_YIELD, .args = { KGO_YIELD_MAX } },
+	{ .kind = KGO_TASK_PINGPONG, .args = { KGO_PINGPONG_MAX } },
+	{ .kind = KGO_TASK_SELECT, .args = { KGO_SELECT_TASK_MAX, KGO_SELECT_GAP_MAX_NS } },
+	/* 4161 nodes: may finish before the cancel, then in full. */
+	{ .kind = KGO_TASK_SPAWN, .args = { KGO_SPAWN_MAX_FANOUT, 2 } },
+};
+#define NLONG	ARRAY_SIZE(long_tasks)
+/*
+ * A cancelled task must end well before its own length (10 s; SPIN's
+ * 1 s is checked by its result), even on a slow emulated debug kernel.
+ */
+#define PROMPT_MS	3000
+
+static void accept_long(struct kunit *test, struct kgo_session *s, struct kgo_gqueue *q)
+{
+	struct kgo_task t;
+	unsigned int i;
+
+	for (i = 0; i < NLONG; i++) {
+		struct kgo_g *g;
+
+		t = long_tasks[i];
+		t.tag = i;
+		g = kgo_session_submit_one(s, &t);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
+		kgo_gqueue_push_back(q, g);
+	}
+}
+
+/*
+ * KGO_CANCEL_RUNNING: every long kind stops at once with -ECANCELED and
+ * a partial result; cancelling again counts nothing.
+ */
+static void kgo_session_cancel_running_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_job *job, *tmp;
+	struct kgo_gqueue q = {};
+	LIST_HEAD(list);
+	u32 ready, n, n0, unstarted = 0;
+	u64 t0, waited;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	accept_long(test, s, &q);
+	kgo_injectglist(&q, NLONG);
+	msleep(100);			/* most are running */
+	/* Without the flag, only what has not started (checked below). */
+	n0 = kgo_session_cancel(s, true, 0, false);
+	t0 = ktime_get_ns();
+	n = kgo_session_cancel(s, true, 0, true);
+	KUNIT_EXPECT_GE(test, n0 + n, (u32)NLONG - 1);	/* SPAWN may be done */
+	KUNIT_EXPECT_EQ(test, kgo_session_cancel(s, true, 0, true), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_session_wait(s, NLONG, 30ULL * NSEC_PER_SEC, &ready), 0);
+	waited = ktime_get_ns() - t0;
+	KUNIT_EXPECT_LT(test, waited, (u64)PROMPT_MS * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, kgo_session_take(s, &list, NLONG), (int)NLONG);
+	list_for_each_entry_safe(job, tmp, &list, node) {
+		const struct kgo_task *t = &long_tasks[job->c.tag];
+
+		if (t->kind == KGO_TASK_SPAWN && !job->c.status) {
+			KUNIT_EXPECT_EQ(test, job->c.result, 4161ULL);
+		} else {
+			KUNIT_EXPECT_EQ_MSG(test, job->c.status, -ECANCELED, "kind %u", t->kind);
+			if (!job->c.started_ns) {	/* never started */
+				unstarted++;
+				goto next;
+			}
+			/* Partial: short of the whole (SLEEP/BLOCK: in ns). */
+			if (t->kind == KGO_TASK_BLOCK)
+				KUNIT_EXPECT_LT(test, job->c.result, t->args[0] * NSEC_PER_USEC);
+			else if (t->kind != KGO_TASK_SPAWN)
+				KUNIT_EXPECT_LT_MSG(test, job->c.result, t->args[0],
+						    "kind %u", t->kind);
+			else
+				KUNIT_EXPECT_LT(test, job->c.result, 4161ULL);
+		}
+next:
+		kgo_job_complete_read(job);
+	}
+	KUNIT_EXPECT_EQ(test, unstarted, n0);
+	kgo_session_close(s);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(60000), 0);
+}
+
+/* Close stops running tasks too: no goroutine outlives the fd for long. */
+static void kgo_session_close_running_test(struct kunit *test)
+{
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_gqueue q = {}, unstarted = {};
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	accept_long(test, s, &q);
+	accept(test, s, KGO_TASK_SLEEP, KGO_SLEEP_MAX_NS, &unstarted, NJOBS);
+	kgo_injectglist(&q, NLONG);
+	msleep(100);
+	kgo_session_close(s);
+	kgo_injectglist(&unstarted, NJOBS);	/* start after the close: never run */
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(PROMPT_MS), 0);
 }
 
 static long read_call(unsigned long uaddr, void *arg)
@@ -263,6 +369,8 @@ static struct kunit_case kgo_session_cases[] = {
 	KUNIT_CASE(kgo_session_complete_once_test),
 	KUNIT_CASE(kgo_session_cancel_test),
 	KUNIT_CASE(kgo_session_close_inflight_test),
+	KUNIT_CASE(kgo_session_cancel_running_test),
+	KUNIT_CASE(kgo_session_close_running_test),
 	KUNIT_CASE(kgo_session_read_fault_test),
 	{}
 };

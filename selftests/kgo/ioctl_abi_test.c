@@ -121,7 +121,7 @@ static const struct ioc iocs[] = {
 	{ "STATS", KGO_IOC_STATS, sizeof(struct kgo_stats),
 	  offsetof(struct kgo_stats, __reserved), 0 },
 	{ "CANCEL", KGO_IOC_CANCEL, sizeof(struct kgo_cancel),
-	  offsetof(struct kgo_cancel, __reserved), KGO_CANCEL_ALL },
+	  offsetof(struct kgo_cancel, __reserved), KGO_CANCEL_ALL | KGO_CANCEL_RUNNING },
 };
 
 /* Any of their arguments, with room for what a newer caller may add. */

@@ -87,7 +87,7 @@ struct kgo_info {
  *                     without yielding to other goroutines.
  *                                                     result: ns spun
  *  KGO_TASK_YIELD     kgo_yield() args[0] times, at most KGO_YIELD_MAX.
- *                                                     result: args[0]
+ *                                                     result: yields done
  *  KGO_TASK_SPAWN     a tree of goroutines: every node spawns args[0]
  *                     children (the fan-out, 1..KGO_SPAWN_MAX_FANOUT)
  *                     down to args[1] levels below the root, and waits
@@ -104,20 +104,23 @@ struct kgo_info {
  *                                                     result: ns slept
  *  KGO_TASK_PINGPONG  two goroutines exchange args[0] round trips, at
  *                     most KGO_PINGPONG_MAX, over unbuffered channels.
- *                                                     result: args[0]
+ *                                                     result: round trips
  *  KGO_TASK_SELECT    a producer goroutine sends args[0] values (at most
  *                     KGO_SELECT_TASK_MAX), one every args[1] ns (at
  *                     most KGO_SELECT_GAP_MAX_NS); the task receives
  *                     them in a select with a never-ready case and a
  *                     timeout of half the gap, which fires in between.
- *                                                     result: args[0]
- *  KGO_TASK_BLOCK     blocks in the kernel (usleep_range(), an hrtimer
- *                     sleep) for args[0] us, at most
+ *                                                     result: values received
+ *  KGO_TASK_BLOCK     blocks in the kernel (an hrtimer sleep of the
+ *                     kthread) for args[0] us, at most
  *                     KGO_BLOCK_MAX_US: its kthread sleeps, and kgo
  *                     hands the CPU's P to another one meanwhile.
  *                                                     result: ns blocked
  *
- * Unused args must be 0.
+ * Unused args must be 0. Every kind but NOP and CHECKSUM can be
+ * interrupted by a cancel (struct kgo_cancel) or by closing the fd; the
+ * result is then what it did until then, and a task done in full
+ * reports args[0] (SPIN: at least args[0], SPAWN: every node).
  */
 enum kgo_task_kind {
 	KGO_TASK_NOP		= 1,
@@ -193,7 +196,9 @@ struct kgo_submit {
  * struct kgo_completion - one completion record, as read(2) returns it
  * @tag: the task's tag
  * @result: kind-specific, see enum kgo_task_kind
- * @status: 0 done, -ECANCELED cancelled before it started, or -errno
+ * @status: 0 done; -ECANCELED cancelled, before it started (@started_ns
+ *	    0) or while it ran (@result is then what it did so far: see
+ *	    enum kgo_task_kind); or -errno
  * @cpu: the CPU that ran it; ~0 if it never ran
  * @kind: the task's kind
  * @__reserved: 0
@@ -245,13 +250,20 @@ struct kgo_wait {
 /**
  * struct kgo_cancel - argument of KGO_IOC_CANCEL
  * @size: in: sizeof(struct kgo_cancel)
- * @flags: in: %KGO_CANCEL_ALL, or 0 to cancel by @tag
- * @tag: in: with flags 0, cancel this fd's unstarted tasks with this tag
+ * @flags: in: %KGO_CANCEL_ALL, or 0 to cancel by @tag; and
+ *	   %KGO_CANCEL_RUNNING to interrupt running tasks too
+ * @tag: in: without %KGO_CANCEL_ALL, cancel this fd's tasks with this tag
  * @cancelled: out: how many were cancelled
  * @__reserved: must be 0
  *
  * Cancels tasks of this fd that have not started: each completes with
- * status -ECANCELED. Running tasks are not interrupted.
+ * status -ECANCELED. With %KGO_CANCEL_RUNNING, running tasks are
+ * interrupted too: each stops at its next check (within a few ms; a
+ * sleep ends at once) and completes with -ECANCELED and its partial
+ * result, unless it finished first. Each task is counted once, however
+ * often it is cancelled. Closing the fd (and so the exit of the last
+ * process holding it) cancels every task of the fd, running ones
+ * included, and drops their completions.
  */
 struct kgo_cancel {
 	__u32 size;
@@ -262,6 +274,7 @@ struct kgo_cancel {
 };
 
 #define KGO_CANCEL_ALL		(1U << 0)
+#define KGO_CANCEL_RUNNING	(1U << 1)
 
 /* Buckets of the runnable-to-running histogram: [2^i, 2^(i+1)) ns. */
 #define KGO_LATENCY_BUCKETS	32

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cancelling running tasks: KGO_IOC_CANCEL with KGO_CANCEL_RUNNING, and
+ * the close of an fd (the exit of its process), stop every long kind at
+ * once, each with -ECANCELED and what it did so far.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "kgo_util.h"
+#include "kselftest_harness.h"
+
+/*
+ * Each 10 s or more when left alone; a cancel must end it much sooner.
+ * (SPIN's 1 s could end on its own on a slow machine: KUnit covers it.)
+ */
+static const struct kgo_task long_tasks[] = {
+	{ .kind = KGO_TASK_SLEEP, .args = { KGO_SLEEP_MAX_NS } },
+	{ .kind = KGO_TASK_BLOCK, .args = { KGO_BLOCK_MAX_US } },
+	{ .kind = KGO_TASK_YIELD, .args = { KGO_YIELD_MAX } },
+	{ .kind = KGO_TASK_PINGPONG, .args = { KGO_PINGPONG_MAX } },
+	{ .kind = KGO_TASK_SELECT, .args = { KGO_SELECT_TASK_MAX, KGO_SELECT_GAP_MAX_NS } },
+	{ .kind = KGO_TASK_SPAWN, .args = { 1, KGO_SPAWN_MAX_NODES - 1 } },
+};
+
+#define NLONG		ARRAY_SIZE(long_tasks)
+/* Well short of the 10 s tasks, long enough for a slow emulated kernel. */
+#define PROMPT_NS	(3 * NSEC)
+
+static int cancel(int fd, uint32_t flags, uint64_t tag, uint32_t *n)
+{
+	struct kgo_cancel c = { .size = sizeof(c), .flags = flags, .tag = tag };
+	int ret = ioctl(fd, KGO_IOC_CANCEL, &c);
+
+	*n = c.cancelled;
+	return ret;
+}
+
+/* Goroutines alive, from debugfs; -1 if it cannot be read. */
+static long long goroutines(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/kgo/sched", "r");
+	char line[512], *p;
+	long long n = -1;
+
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f) ? strstr(line, " goroutines=") : NULL;
+	if (p)
+		n = atoll(strchr(p, '=') + 1);
+	fclose(f);
+	return n;
+}
+
+FIXTURE(kgo) {
+	int fd;
+};
+
+FIXTURE_SETUP(kgo)
+{
+	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(kgo)
+{
+	close(self->fd);
+}
+
+TEST_F(kgo, bad_flags)
+{
+	uint32_t n;
+
+	EXPECT_EQ(-1, cancel(self->fd, 1U << 2, 0, &n));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+struct reader {
+	struct kgo_completion c[NLONG];
+	bool seen[NLONG];
+	unsigned int got;
+};
+
+/* Reads one completion; each tag may come once. */
+static int read_one(int fd, struct reader *r)
+{
+	struct kgo_completion c;
+
+	if (read(fd, &c, sizeof(c)) != sizeof(c) || c.tag >= NLONG || r->seen[c.tag])
+		return -1;
+	r->seen[c.tag] = true;
+	r->c[c.tag] = c;
+	r->got++;
+	return 0;
+}
+
+/* By tag: only the tagged running task stops; then the rest. */
+TEST_F(kgo, cancel_running)
+{
+	struct kgo_task t[NLONG];
+	struct reader r = {};
+	uint32_t n, n_all, early = 0;
+	uint64_t t0, took;
+	unsigned int i;
+
+	for (i = 0; i < NLONG; i++) {
+		t[i] = long_tasks[i];
+		t[i].tag = i;
+	}
+	ASSERT_EQ((int)NLONG, submit(self->fd, t, NLONG));
+	usleep(200000);		/* they run */
+
+	/* Without the flag, a running task is left alone. */
+	ASSERT_EQ(0, cancel(self->fd, 0, 0, &n));
+	EXPECT_EQ(0, n);
+	t0 = now_ns();
+	ASSERT_EQ(0, cancel(self->fd, KGO_CANCEL_RUNNING, 0, &n));
+	EXPECT_EQ(1, n);
+	while (!r.seen[0])
+		ASSERT_EQ(0, read_one(self->fd, &r));
+	EXPECT_EQ(-ECANCELED, r.c[0].status);
+	took = now_ns() - t0;
+	EXPECT_GT(PROMPT_NS, took);
+
+	ASSERT_EQ(0, cancel(self->fd, KGO_CANCEL_ALL | KGO_CANCEL_RUNNING, 0, &n_all));
+	/* Counted once: a second cancel finds nothing new. */
+	ASSERT_EQ(0, cancel(self->fd, KGO_CANCEL_ALL | KGO_CANCEL_RUNNING, 0, &n));
+	EXPECT_EQ(0, n);
+	while (r.got < NLONG)
+		ASSERT_EQ(0, read_one(self->fd, &r));
+	took = now_ns() - t0;
+	EXPECT_GT(PROMPT_NS, took);
+	for (i = 0; i < NLONG; i++) {
+		const struct kgo_task *lt = &long_tasks[i];
+		const struct kgo_completion *c = &r.c[i];
+		uint64_t whole = lt->kind == KGO_TASK_BLOCK ? lt->args[0] * 1000 :
+				 lt->kind == KGO_TASK_SPAWN ? KGO_SPAWN_MAX_NODES : lt->args[0];
+
+		TH_LOG("kind %u: status %d, result %llu of %llu", lt->kind, c->status,
+		       (unsigned long long)c->result, (unsigned long long)whole);
+		/* A chain may stop on the memory budget first (-ENOMEM). */
+		if (lt->kind == KGO_TASK_SPAWN && c->status == -ENOMEM) {
+			early++;
+			continue;
+		}
+		EXPECT_EQ(-ECANCELED, c->status);
+		EXPECT_GT(whole, c->result);
+	}
+	/*
+	 * Each cancelled once, by tag or by the cancel of all; a chain that
+	 * ran out of budget may or may not have been counted.
+	 */
+	EXPECT_GE(NLONG, 1 + n_all);
+	EXPECT_LE(NLONG, 1 + n_all + early);
+	TH_LOG("cancelled and completed in %llu us", (unsigned long long)took / 1000);
+}
+
+/* A process that exits with long tasks running leaves nothing behind. */
+TEST(exit_cancels)
+{
+	long long before = goroutines(), n = -1;
+	uint64_t t0, took;
+	int status, i;
+	pid_t pid;
+
+	if (before < 0)
+		SKIP(return, "no /sys/kernel/debug/kgo/sched");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct kgo_task t[NLONG * 8];
+		int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+		for (i = 0; i < (int)(NLONG * 8); i++)
+			t[i] = long_tasks[i % NLONG];
+		_exit(fd < 0 || submit(fd, t, NLONG * 8) != NLONG * 8);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	t0 = now_ns();
+	while (now_ns() - t0 < 4 * PROMPT_NS) {
+		n = goroutines();
+		if (n <= before)
+			break;
+		usleep(10000);
+	}
+	took = now_ns() - t0;
+	EXPECT_GE(before, n);
+	EXPECT_GT(PROMPT_NS, took);
+	TH_LOG("goroutines back to %lld in %llu ms after the exit", n,
+	       (unsigned long long)took / 1000000);
+}
+
+TEST_HARNESS_MAIN
