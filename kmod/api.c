@@ -213,7 +213,7 @@ int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
 }
 EXPORT_SYMBOL_GPL(kgo_park);
 
-void kgo_ready(struct kgo_g *g)
+int kgo_ready(struct kgo_g *g)
 {
 	struct kgo_m *m = kgo_g_m();
 	unsigned long flags;
@@ -221,7 +221,7 @@ void kgo_ready(struct kgo_g *g)
 
 	if (WARN_ONCE(was != KGO_G_WAITING,
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
-		return;
+		return -EINVAL;
 	g->since = ktime_get_mono_fast_ns();
 	trace_kgo_g_ready(g->goid, m && m->p ? m->p->id : -1);
 	if (m && m->p) {
@@ -234,5 +234,6 @@ void kgo_ready(struct kgo_g *g)
 		spin_unlock_irqrestore(&kgo_sched.lock, flags);
 	}
 	kgo_wakep();
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kgo_ready);

@@ -27,6 +27,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "check.h"
 #include "g.h"
 #include "waiter.h"
 
@@ -81,12 +82,24 @@ struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(kgo_chan_create);
 
-void kgo_chan_destroy(struct kgo_chan *c)
+int kgo_chan_destroy(struct kgo_chan *c)
 {
+	unsigned long flags;
+	bool busy;
+
 	if (IS_ERR_OR_NULL(c))
-		return;
-	WARN_ON_ONCE(!list_empty(&c->sendq) || !list_empty(&c->recvq));
+		return 0;
+	spin_lock_irqsave(&c->lock, flags);
+	busy = !list_empty(&c->sendq) || !list_empty(&c->recvq);
+	spin_unlock_irqrestore(&c->lock, flags);
+	/*
+	 * Waiters hold pointers into it: freeing it would be a use after
+	 * free in each. Leak it instead; closing it first frees them.
+	 */
+	if (WARN_ONCE(busy, "kgo: kgo_chan_destroy() of a channel with waiters\n"))
+		return -EBUSY;
 	kvfree(c);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kgo_chan_destroy);
 
@@ -318,9 +331,8 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		return -EINVAL;
 	if (blocking) {
 		/* Blocking is for goroutines and threads, with nothing held. */
-		if (WARN_ONCE(!in_task() || irqs_disabled(),
-			      "kgo: blocking channel operation in atomic context\n"))
-			return -EINVAL;
+		if (!kgo_may_block("kgo_select"))
+			return -EPERM;
 		might_sleep();
 		kgo_preempt_check();
 	}

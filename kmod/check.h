@@ -2,6 +2,7 @@
 #ifndef _KGO_CHECK_H
 #define _KGO_CHECK_H
 
+#include <linux/bug.h>
 #include <linux/kconfig.h>
 
 struct kgo_m;
@@ -36,5 +37,16 @@ static inline void kgo_switch_check(struct kgo_m *m, const char *where)
 	if (KGO_CHECK_SWITCHES)
 		__kgo_switch_check(m, where);
 }
+
+bool kgo_in_atomic(void);
+
+/*
+ * At the top of every kgo call that may block: false, with a warning
+ * once per call site, when the caller is in atomic context and the call
+ * must fail (-EPERM) rather than sleep or switch stacks there.
+ */
+#define kgo_may_block(fn)						\
+	(!WARN_ONCE(kgo_in_atomic(),					\
+		    "kgo: %s() may block: called from atomic context\n", fn))
 
 #endif /* _KGO_CHECK_H */

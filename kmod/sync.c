@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "check.h"
 #include "g.h"
 #include "waiter.h"
 
@@ -38,6 +39,8 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 		return got ? 0 : -EAGAIN;
 	}
 
+	if (!kgo_may_block("kgo_mutex_lock_timeout"))
+		return -EPERM;
 	might_sleep();
 	kgo_preempt_check();
 	spin_lock_irq(&m->lock);

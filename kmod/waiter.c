@@ -15,6 +15,7 @@
 #include <linux/sched/task.h>
 
 #include <kgo.h>
+#include "check.h"
 #include "g.h"
 #include "waiter.h"
 
@@ -212,17 +213,20 @@ struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q)
 	return NULL;
 }
 
-void kgo_sleep(u64 ns)
+int kgo_sleep(u64 ns)
 {
 	struct kgo_waiter w;
 
+	if (!kgo_may_block("kgo_sleep"))
+		return -EPERM;
 	if (!ns)
-		return;
+		return 0;
 	might_sleep();
 	kgo_preempt_check();
 	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
 	local_irq_disable();	/* kgo_waiter_block() expects it */
 	kgo_waiter_block(&w, NULL, NULL);
 	kgo_waiter_destroy(&w);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kgo_sleep);

@@ -13,6 +13,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "check.h"
 #include "g.h"
 #include "waiter.h"
 
@@ -49,14 +50,21 @@ EXPORT_SYMBOL_GPL(kgo_wg_add);
 
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 {
+	unsigned long flags;
+	long count;
+
+	if (timeout_ns == KGO_NOWAIT) {	/* any context */
+		spin_lock_irqsave(&wg->lock, flags);
+		count = wg->count;
+		spin_unlock_irqrestore(&wg->lock, flags);
+		return count ? -EAGAIN : 0;
+	}
+	if (!kgo_may_block("kgo_wg_wait_timeout"))
+		return -EPERM;
 	spin_lock_irq(&wg->lock);
 	if (!wg->count) {
 		spin_unlock_irq(&wg->lock);
 		return 0;
-	}
-	if (timeout_ns == KGO_NOWAIT) {
-		spin_unlock_irq(&wg->lock);
-		return -EAGAIN;
 	}
 	return kgo_waiter_wait_on(&wg->waiters, &wg->lock, timeout_ns,
 				  KGO_WAIT_REASON_WAITGROUP);

@@ -13,6 +13,24 @@ section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/p
 for t in /kgo/selftests/*; do
 	selftest "$t"
 done
+
+# The API misused on purpose: each case WARNs, which must neither panic
+# this kernel (panic_on_warn on the debug one) nor count as a failure
+# (run.sh skips WARNINGs between the two markers).
+misuse() {
+	pow=$(cat /proc/sys/kernel/panic_on_warn)
+	echo 0 >/proc/sys/kernel/panic_on_warn
+	echo "KGO-EXPECTED-WARNINGS-BEGIN" >/dev/kmsg
+	if insmod /kgo/kgo_misuse.ko; then
+		section selftest kgo_misuse cat /sys/kernel/debug/kgo_misuse/results
+		rmmod kgo_misuse || report "KGO-FAIL rmmod kgo_misuse"
+	else
+		report "KGO-FAIL insmod kgo_misuse.ko"
+	fi
+	echo "KGO-EXPECTED-WARNINGS-END" >/dev/kmsg
+	echo "$pow" >/proc/sys/kernel/panic_on_warn
+}
+misuse
 rmmod kgo || report "KGO-FAIL rmmod kgo"
 
 # Kernel text patching while Ms run (loads, unloads, tracepoint flips):
