@@ -72,14 +72,16 @@ struct kgo_g {
 	u64 since;			/* O: when it entered its status, in ns */
 	u8 waitreason;			/* O: enum kgo_waitreason, while WAITING */
 	bool preempt;			/* O: ran past its slice, see monitor.c */
+	struct mem_cgroup *memcg;	/* I: pays for its stack and children; a reference (memcg.h) */
 
 	/* Set by the G itself just before it parks; read by its M. */
 	bool (*unlockf)(struct kgo_g *g, void *arg);
 	void *unlock_arg;
 
 	/*
-	 * Not cleared on reuse: every G struct ever allocated stays on
-	 * sched.allg until unload (as Go's allgs), under sched.allg_lock.
+	 * Not cleared on reuse: every allocated G struct is on sched.allg
+	 * (as in Go's allgs) until given back to the slab, an RCU list
+	 * written under sched.allg_lock (debugfs.c reads it).
 	 */
 	struct list_head allg_node;
 };

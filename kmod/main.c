@@ -92,6 +92,7 @@ err_m:
 static void __exit kgo_exit_module(void)
 {
 	kgo_dev_exit();
+	kgo_sched_drain();	/* before anything they use goes */
 	kgo_debugfs_exit();
 	kgo_monitor_exit();
 	kgo_procs_exit();

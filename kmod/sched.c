@@ -113,6 +113,7 @@
 #include "budget.h"
 #include "check.h"
 #include "g.h"
+#include "memcg.h"
 #include "m.h"
 #include "monitor.h"
 #include "proc.h"
@@ -861,7 +862,10 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 	bool nomem = false;
 
 	if (kgo_budget_stack()) {
+		struct mem_cgroup *old = set_active_memcg(g->memcg);
+
 		g->stack = kgo_stack_get(p);
+		set_active_memcg(old);
 		if (likely(g->stack))
 			return true;
 		kgo_budget_unstack();
@@ -992,6 +996,8 @@ global:
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_DEAD);
 		kgo_stack_put(p, g->stack);
 		g->stack = NULL;
+		mem_cgroup_put(g->memcg);
+		g->memcg = NULL;
 		kgo_g_free(p, g);
 		kgo_pstat_inc(p, gfinished);
 		atomic64_dec(&sched->galive);
@@ -1055,17 +1061,23 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
 	struct kgo_p *p = m && m->curg ? m->p : NULL;
+	struct mem_cgroup *memcg, *old;
 	struct kgo_g *g;
 
 	if (READ_ONCE(sched->stopping))
 		return ERR_PTR(-ESHUTDOWN);
 	if (!kgo_budget_spawn())
 		return ERR_PTR(-ENOMEM);
-	g = kgo_g_alloc(p, gfp);
+	memcg = kgo_memcg_spawner(p ? m->curg->memcg : NULL, p);
+	old = set_active_memcg(memcg);
+	g = kgo_g_alloc(p, gfp | __GFP_ACCOUNT);
+	set_active_memcg(old);
 	if (!g) {
+		mem_cgroup_put(memcg);
 		kgo_budget_unspawn();
 		return ERR_PTR(-ENOMEM);
 	}
+	g->memcg = memcg;
 	g->fn = fn;
 	g->arg = arg;
 	g->goid = atomic64_inc_return(&sched->goidgen);
@@ -1185,6 +1197,23 @@ int kgo_sched_init(void)
 		if (gcd(i, n) == 1)
 			kgo_coprimes[kgo_ncoprimes++] = i;
 	return 0;
+}
+
+/*
+ * Waits, at unload, for the goroutines still alive to end, while the Ms
+ * still run. Nobody can start one any more (nothing holds the module),
+ * but a task's last goroutine may be between dropping the last session
+ * reference, and with it the module's, and its exit: queued, even, after
+ * a preemption. Stopping the Ms first would abandon it. One leaked by a
+ * kernel user (parked forever) would hold unload forever: after 10 s,
+ * kgo_sched_exit() warns about it instead.
+ */
+void kgo_sched_drain(void)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (atomic64_read(&kgo_sched.galive) && time_before(jiffies, end))
+		msleep(1);
 }
 
 /*

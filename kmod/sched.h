@@ -89,6 +89,7 @@ struct kgo_sched_snap {
 };
 
 int kgo_sched_init(void);
+void kgo_sched_drain(void);
 void kgo_sched_exit(void);
 void kgo_sched_snapshot(struct kgo_sched_snap *snap);
 

@@ -78,6 +78,8 @@ static void kgo_stack_free(void *stack)
  * kgo_stack_get() - a stack for a goroutine's first run
  * @p: the caller's P
  *
+ * Charged to the active memcg, which the caller sets (memcg.h).
+ *
  * Context: the M holding @p, process context (may sleep). Return: a stack
  * or NULL when memory is short.
  */
@@ -97,7 +99,8 @@ void *kgo_stack_get(struct kgo_p *p)
 	 * budget (budget.c) keeps that for when the machine really is.
 	 */
 	if (!stack)
-		stack = __vmalloc(THREAD_SIZE, GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
+		stack = __vmalloc(THREAD_SIZE,
+				  GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 	return stack;
 }
 
