@@ -15,12 +15,13 @@
  * that keeps running while we print, so they are read once with
  * READ_ONCE and may disagree with each other by an event or two. What
  * keeps the pointers we follow valid: P structs live until
- * kgo_sched_exit(), and G structs stay on sched.allg until then (see
- * struct kgo_g); kgo_debugfs_exit() runs before it, waiting for readers
- * in flight. Ms are freed earlier, by the monitor, once idle and off
- * sched.allm under sched.lock: the views that follow M pointers from
- * the Ps and allm hold that lock; the goroutines view follows a running
- * G's M, which the monitor frees only after an RCU grace period.
+ * kgo_sched_exit(), and kgo_debugfs_exit() runs before it, waiting for
+ * readers in flight. Everything else is read under RCU, with interrupts
+ * on and no scheduler lock held, however many Ms and Gs there are:
+ * sched.allm and sched.allg are RCU lists, Ms are freed after a grace
+ * period (monitor.c), and G structs are type-stable (SLAB_TYPESAFE_BY_RCU):
+ * one freed and reused under us is still a G, whose fields we print as
+ * a snapshot like any other.
  *
  * debugfs is optional: without it (CONFIG_DEBUG_FS=n, or debugfs_*
  * failing) the module loads without these files.
@@ -30,6 +31,7 @@
 #include <linux/err.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -119,8 +121,8 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 	BUILD_BUG_ON(ARRAY_SIZE(kgo_pstat_fields) * sizeof(u64) !=
 		     offsetof(struct kgo_pstats, latency));
 
-	/* p->m changes hands under the lock; holding it keeps the M alive. */
-	spin_lock_irq(&sched->lock);
+	/* RCU keeps p->m's M alive (monitor.c frees Ms with kfree_rcu()). */
+	rcu_read_lock();
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 		struct kgo_g *next = READ_ONCE(p->runnext);
@@ -135,23 +137,19 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 				   kgo_debugfs_pstat(p, f));
 		seq_putc(s, '\n');
 	}
-	spin_unlock_irq(&sched->lock);
+	rcu_read_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_procs);
 
-/*
- * Under sched->lock: it keeps allm still; interrupts are off because
- * kgo_ready() takes the lock from hardirq. seq_printf() does not sleep,
- * and a short buffer makes seq_file call us again, not block here.
- */
+/* allm under RCU: an M unlinked meanwhile is still readable. */
 static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_m *m;
 
-	spin_lock_irq(&sched->lock);
-	list_for_each_entry(m, &sched->allm, all_node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(m, &sched->allm, all_node) {
 		struct kgo_p *p = READ_ONCE(m->p);
 		struct kgo_g *g = READ_ONCE(m->curg);
 
@@ -160,35 +158,48 @@ static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
 			   g ? READ_ONCE(g->goid) : 0, READ_ONCE(m->spinning),
 			   task_state_to_char(m->task));
 	}
-	spin_unlock_irq(&sched->lock);
+	rcu_read_unlock();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_ms);
 
 /*
- * allg can hold every G struct ever allocated, so the goroutines view
- * is a seq_file iterator: allg_lock (irq-safe, Gs are allocated in
- * hardirq too) is held from start to stop, that is for one buffer of
- * output at a time, never across the copy to userspace. seq_read()
- * calls start and stop in process context with interrupts on, hence
- * spin_lock_irq() rather than saving flags in the iterator.
+ * allg can hold hundreds of thousands of G structs, so the goroutines
+ * view is a seq_file iterator under RCU, from start to stop (one buffer
+ * of output at a time, never across the copy to userspace). A G freed
+ * and reused under us may be unlinked and linked again at the tail, or
+ * zeroed by kmem_cache_zalloc() for a moment: a NULL or head link ends
+ * the walk early, which a snapshot may do.
  */
-static void *kgo_debugfs_goroutines_start(struct seq_file *s, loff_t *pos)
-	__acquires(&kgo_sched.allg_lock)
+static struct list_head *kgo_debugfs_allg_next(struct list_head *node)
 {
-	spin_lock_irq(&kgo_sched.allg_lock);
-	return seq_list_start(&kgo_sched.allg, *pos);
+	struct list_head *next = READ_ONCE(node->next);
+
+	return next && next != &kgo_sched.allg ? next : NULL;
+}
+
+static void *kgo_debugfs_goroutines_start(struct seq_file *s, loff_t *pos)
+	__acquires(RCU)
+{
+	struct list_head *node = &kgo_sched.allg;
+	loff_t i;
+
+	rcu_read_lock();
+	for (i = 0; i <= *pos && node; i++)
+		node = kgo_debugfs_allg_next(node);
+	return node;
 }
 
 static void *kgo_debugfs_goroutines_next(struct seq_file *s, void *v, loff_t *pos)
 {
-	return seq_list_next(v, &kgo_sched.allg, pos);
+	++*pos;
+	return kgo_debugfs_allg_next(v);
 }
 
 static void kgo_debugfs_goroutines_stop(struct seq_file *s, void *v)
-	__releases(&kgo_sched.allg_lock)
+	__releases(RCU)
 {
-	spin_unlock_irq(&kgo_sched.allg_lock);
+	rcu_read_unlock();
 }
 
 static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
@@ -208,8 +219,8 @@ static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
 		st = "running";
 		/*
 		 * The M it runs on, alive at least as long as the G runs
-		 * there; the monitor frees stopped Ms with kfree_rcu() and we
-		 * read with interrupts off (allg_lock), an RCU reader.
+		 * there; the monitor frees stopped Ms with kfree_rcu(), and
+		 * we are an RCU reader.
 		 */
 		m = READ_ONCE(g->m);
 		/* Asleep in the kernel, its M with it (Go's _Gsyscall). */

@@ -7,6 +7,7 @@
  * costs only the structs.
  */
 
+#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -116,7 +117,7 @@ struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
 	g = kmem_cache_zalloc(kgo_g_cache, gfp | __GFP_NORETRY | __GFP_NOWARN);
 	if (g) {
 		spin_lock_irqsave(&sched->allg_lock, flags);
-		list_add_tail(&g->allg_node, &sched->allg);
+		list_add_tail_rcu(&g->allg_node, &sched->allg);	/* debugfs.c */
 		spin_unlock_irqrestore(&sched->allg_lock, flags);
 	}
 	return g;
@@ -131,7 +132,7 @@ static void kgo_g_release_all(struct kgo_gqueue *q)
 
 	while ((g = kgo_gqueue_pop(q))) {
 		spin_lock_irqsave(&sched->allg_lock, flags);
-		list_del(&g->allg_node);
+		list_del_rcu(&g->allg_node);
 		spin_unlock_irqrestore(&sched->allg_lock, flags);
 		kmem_cache_free(kgo_g_cache, g);
 	}
@@ -190,7 +191,7 @@ void kgo_g_drain_free(struct kgo_p *p)
 	while ((g = *list)) {
 		*list = g->schedlink;
 		spin_lock_irqsave(&sched->allg_lock, flags);
-		list_del(&g->allg_node);
+		list_del_rcu(&g->allg_node);
 		spin_unlock_irqrestore(&sched->allg_lock, flags);
 		kmem_cache_free(kgo_g_cache, g);
 	}

@@ -10,6 +10,7 @@
 #include <linux/kthread.h>
 #include <linux/preempt.h>
 #include <linux/random.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -106,7 +107,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning)
 	m->own_stack = task->stack;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	list_add_tail(&m->all_node, &sched->allm);
+	list_add_tail_rcu(&m->all_node, &sched->allm);	/* debugfs reads it under RCU */
 	sched->mcount++;
 	home->mcount++;
 	m->nextp = p;

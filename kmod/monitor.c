@@ -26,6 +26,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
+#include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
@@ -178,13 +179,19 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 			p->nmidle--;
 			p->mcount--;
 			sched->mcount--;
-			list_move(&m->all_node, &dead);
+			/*
+			 * debugfs may be walking allm through m under RCU:
+			 * all_node keeps pointing into allm, and the dead
+			 * list links idle_node.
+			 */
+			list_del_rcu(&m->all_node);
+			list_add(&m->idle_node, &dead);
 			kgo_m_wake(m, NULL, false);	/* makes it exit */
 		}
 	}
 	spin_unlock_irq(&sched->lock);
 
-	list_for_each_entry_safe(m, tmp, &dead, all_node) {
+	list_for_each_entry_safe(m, tmp, &dead, idle_node) {
 		kthread_stop(m->task);
 		put_task_struct(m->task);
 		kfree_rcu(m, rcu);	/* debugfs may be reading it */
