@@ -94,10 +94,16 @@
  * Lock order (a DAG):
  *
  *   the CPU hotplug lock -> kgo_procs_lock (procs.c) -> sched.lock
- *   a wait list's lock (e.g. kgo_waitgroup.lock)
- *     -> sched.lock
- *          -> the kernel's rq/pi locks (wake_up_process)
+ *   session.lock (session.c)
+ *     -> a wait list's lock (e.g. kgo_waitgroup.lock, kgo_ctx.lock:
+ *        a sleeper holds its context chain, child first, ctx.c)
+ *          -> sched.lock
+ *               -> the kernel's rq/pi locks (wake_up_process)
  *   sched.allg_lock, p->stack_lock, kgo_users_lock (user.c): leaves.
+ *
+ * Memory a goroutine costs is charged to its spawner's memory cgroup
+ * (memcg.h), and the debugfs views read Ms and Gs under RCU, never
+ * holding these locks (debugfs.c).
  */
 
 #include <linux/gcd.h>
