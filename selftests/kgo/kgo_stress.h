@@ -111,6 +111,7 @@ enum {
 	T_ACCEPTED,	/* SUBMIT counted it: must complete exactly once */
 	T_DONE,		/* its completion was read */
 	T_ABANDONED,	/* accepted on an fd closed unread: no completion */
+	T_REFUSED,	/* SUBMIT did not accept it: no completion */
 };
 
 struct tinfo {
@@ -215,6 +216,18 @@ static inline void book_accept(struct book *b, uint64_t tag)
 	if (t && __atomic_compare_exchange_n(&t->state, &want, T_ACCEPTED, false,
 					     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		__atomic_fetch_add(&b->accepted, 1, __ATOMIC_RELAXED);
+}
+
+/* SUBMIT stopped before this one: it must never complete. */
+static inline void book_refuse(struct book *b, uint64_t tag)
+{
+	struct tinfo *t = book_get(b, tag);
+	uint8_t want = T_WRITTEN;
+
+	if (t && !__atomic_compare_exchange_n(&t->state, &want, T_REFUSED, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		book_fail(b, "tag %llu was refused by SUBMIT, but its completion was read",
+			  (unsigned long long)(tag ^ b->mask));
 }
 
 /* The fd @owner is closed unread: its accepted tasks will never complete. */
