@@ -113,8 +113,9 @@ FIXTURE_SETUP(kill)
 	const char *path = getenv("KGO_MODULE") ?: DEFAULT_MODULE;
 
 	snprintf(self->module, sizeof(self->module), "%s", path);
+	/* The 6.1 harness runs the test after a SKIP in setup: the test skips. */
 	if (access(path, R_OK))
-		SKIP(return, "%s: %s (set KGO_MODULE)", path, strerror(errno));
+		return;
 	ASSERT_TRUE(module_loaded()) TH_LOG("kgo is not loaded");
 	ASSERT_EQ(0, read_params(self->params, sizeof(self->params)));
 }
@@ -205,6 +206,9 @@ static void child(int wfd, bool early)
 
 TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
 {
+	/* Without a module to load back, unloading would break what follows. */
+	if (!self->params[0])
+		SKIP(return, "%s: %s (set KGO_MODULE)", self->module, strerror(ENOENT));
 	for (int round = 0; round < ROUNDS; round++) {
 		bool early = round == 1;
 		uint64_t accepted = 0, t0, t_kill, t_exit, t_gone = 0;
