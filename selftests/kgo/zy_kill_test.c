@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SIGKILL a process with 65536 long tasks in flight, then unload kgo.
+ *
+ * A child opens /dev/kgo and submits up to 65536 tasks that would keep
+ * goroutines busy for seconds: SLEEP 10 s, SELECT with 10 ms gaps (10 s),
+ * SPIN 1 s, BLOCK 10 s, YIELD a million times, and small SPAWN trees.
+ * The parent SIGKILLs it at once. Closing the fd (the process exiting)
+ * must cancel the running tasks too, not only the unstarted ones, so
+ * that they stop within milliseconds and let go of the module: the test
+ * tries delete_module() every 50 ms and requires it to succeed within
+ * 10 s. It then loads kgo back with the parameters it had and checks
+ * that a NOP runs. Three rounds: killed after submitting everything,
+ * killed in the middle of a SUBMIT, and after everything again.
+ *
+ * It unloads the module the other selftests use: it runs after them and
+ * before zz_unload_test (the VMs run /kgo/selftests in name order), and
+ * always leaves kgo loaded with the parameters it found. The module file
+ * is $KGO_MODULE (default /kgo/kgo.ko); without it the test skips before
+ * unloading anything.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "kgo_util.h"
+#include "kgo_stress.h"
+#include "kselftest_harness.h"
+
+#define DEFAULT_MODULE	"/kgo/kgo.ko"
+#define PARAMS_DIR	"/sys/module/kgo/parameters"
+#define NTASKS		65536
+#define BATCH		4096
+#define ROUNDS		3
+#define RETRY_MS	50
+#define UNLOAD_NS	(10 * NSEC)	/* the contract */
+/* Past the contract, how long to keep trying, to leave kgo reloaded. */
+#define UNLOAD_GIVEUP_NS (60 * NSEC)
+#define SUBMIT_NS	(120 * NSEC)
+#define YIELDS		1000000ULL
+
+FIXTURE(kill) {
+	char module[256];
+	char params[1024];
+};
+
+static bool module_loaded(void)
+{
+	struct stat st;
+
+	return stat("/sys/module/kgo", &st) == 0;
+}
+
+/* "name=value ..." of every parameter kgo has now. */
+static int read_params(char *buf, size_t len)
+{
+	DIR *d = opendir(PARAMS_DIR);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		return -1;
+	buf[0] = '\0';
+	while ((e = readdir(d))) {
+		char path[512], val[128];
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), PARAMS_DIR "/%s", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(val, sizeof(val), f)) {
+			val[strcspn(val, "\n")] = '\0';
+			n += snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s",
+				      n ? " " : "", e->d_name, val);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n < len ? 0 : -1;
+}
+
+/* finit_module(@path, @params): 0 or an errno. */
+static int load(const char *path, const char *params)
+{
+	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
+
+	if (mfd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, mfd, params, 0);
+	err = errno;
+	close(mfd);
+	return ret ? err : 0;
+}
+
+FIXTURE_SETUP(kill)
+{
+	const char *path = getenv("KGO_MODULE") ?: DEFAULT_MODULE;
+
+	snprintf(self->module, sizeof(self->module), "%s", path);
+	/* The 6.1 harness runs the test after a SKIP in setup: the test skips. */
+	if (access(path, R_OK))
+		return;
+	ASSERT_TRUE(module_loaded()) TH_LOG("kgo is not loaded");
+	ASSERT_EQ(0, read_params(self->params, sizeof(self->params)));
+}
+
+FIXTURE_TEARDOWN(kill)
+{
+	/* Whatever happened, leave kgo loaded as it was. */
+	if (self->params[0] && !module_loaded()) {
+		int err = load(self->module, self->params);
+
+		if (err)
+			fprintf(stderr, "# reloading %s: %s\n", self->module, strerror(err));
+	}
+}
+
+static struct kgo_task long_task(uint64_t i)
+{
+	struct kgo_task t = { .tag = i };
+
+	switch (i % 6) {
+	case 0:
+		t.kind = KGO_TASK_SLEEP;
+		t.args[0] = KGO_SLEEP_MAX_NS;			/* 10 s */
+		break;
+	case 1:
+		t.kind = KGO_TASK_SELECT;
+		t.args[0] = 1000;
+		t.args[1] = KGO_SELECT_GAP_MAX_NS;		/* 10 ms: 10 s */
+		break;
+	case 2:
+		t.kind = KGO_TASK_SPIN;
+		t.args[0] = KGO_SPIN_MAX_NS;			/* 1 s */
+		break;
+	case 3:
+		t.kind = KGO_TASK_BLOCK;
+		t.args[0] = KGO_BLOCK_MAX_US;			/* 10 s */
+		break;
+	case 4:
+		t.kind = KGO_TASK_YIELD;
+		t.args[0] = YIELDS;
+		break;
+	default:
+		t.kind = KGO_TASK_SPAWN;
+		t.args[0] = 2;
+		t.args[1] = 3;					/* 15 nodes */
+	}
+	return t;
+}
+
+/*
+ * The child: submits up to NTASKS and writes how many it got to @wfd,
+ * after the first batch too if @early. Then waits to be killed.
+ */
+static void child(int wfd, bool early)
+{
+	static struct kgo_task t[BATCH];
+	uint64_t accepted = 0, stuck = 0;
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	if (fd < 0)
+		_exit(1);
+	while (accepted < NTASKS) {
+		int n;
+
+		for (unsigned int i = 0; i < BATCH; i++)
+			t[i] = long_task(accepted + i);
+		n = submit(fd, t, NTASKS - accepted < BATCH ? NTASKS - accepted : BATCH);
+		if (n > 0) {
+			accepted += n;
+			stuck = 0;
+			if (early && write(wfd, &accepted, sizeof(accepted)) != sizeof(accepted))
+				_exit(2);
+			early = false;
+			continue;
+		}
+		/* The memory budget or a cap: that many is what fits. */
+		if (errno != ENOMEM && errno != EAGAIN)
+			_exit(3);
+		if (++stuck > 20)
+			break;
+		usleep(50000);
+	}
+	if (write(wfd, &accepted, sizeof(accepted)) != sizeof(accepted))
+		_exit(2);
+	for (;;)
+		pause();
+}
+
+TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
+{
+	/* Without a module to load back, unloading would break what follows. */
+	if (!self->params[0])
+		SKIP(return, "%s: %s (set KGO_MODULE)", self->module, strerror(ENOENT));
+	for (int round = 0; round < ROUNDS; round++) {
+		bool early = round == 1;
+		uint64_t accepted = 0, t0, t_kill, t_exit, t_gone = 0;
+		unsigned int tries = 0;
+		struct pollfd p;
+		int pfd[2], status, ret = -1, err = 0;
+		pid_t pid;
+
+		ASSERT_EQ(0, pipe(pfd));
+		t0 = now_ns();
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			close(pfd[0]);
+			child(pfd[1], early);
+		}
+		close(pfd[1]);
+		p = (struct pollfd){ .fd = pfd[0], .events = POLLIN };
+		if (poll(&p, 1, SUBMIT_NS / 1000000) != 1 ||
+		    read(pfd[0], &accepted, sizeof(accepted)) != sizeof(accepted)) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			ASSERT_TRUE(false) TH_LOG("round %d: the child did not submit (status %#x)",
+						  round, status);
+		}
+		/* Right away. */
+		t_kill = now_ns();
+		ASSERT_EQ(0, kill(pid, SIGKILL));
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		t_exit = now_ns();
+		close(pfd[0]);
+		EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+			TH_LOG("round %d: child status %#x", round, status);
+		}
+
+		/* Unload: no fd of kgo is open anywhere now. */
+		for (;;) {
+			tries++;
+			ret = syscall(SYS_delete_module, "kgo", 0);
+			err = errno;
+			if (!ret) {
+				t_gone = now_ns();
+				break;
+			}
+			if ((err != EAGAIN && err != EBUSY) || now_ns() - t_exit > UNLOAD_GIVEUP_NS)
+				break;
+			usleep(RETRY_MS * 1000);
+		}
+		TH_LOG("round %d: %llu tasks accepted in %.2f s%s; killed, exited after %.3f s; %s after %.3f s (%u delete_module calls)",
+		       round, (unsigned long long)accepted, (t_kill - t0) / 1e9,
+		       early ? " (killed during SUBMIT)" : "", (t_exit - t_kill) / 1e9,
+		       ret ? "still loaded" : "unloaded",
+		       ((ret ? now_ns() : t_gone) - t_exit) / 1e9, tries);
+		ASSERT_LT(0, accepted);
+		ASSERT_EQ(0, ret) TH_LOG("delete_module: %s", strerror(err));
+		EXPECT_FALSE(module_loaded());
+
+		/* Back, as it was. */
+		err = load(self->module, self->params);
+		ASSERT_EQ(0, err) TH_LOG("finit_module %s %s: %s", self->module, self->params,
+					 strerror(err));
+		err = kgo_nop_works(30 * NSEC);
+		ASSERT_EQ(0, err) TH_LOG("a NOP after reloading: %s", strerror(err));
+
+		/* The contract, checked last so that kgo is back whatever it says. */
+		EXPECT_GE(UNLOAD_NS, t_gone - t_exit) {
+			TH_LOG("round %d: kgo unloaded %.2f s after the process died, over %.0f s",
+			       round, (t_gone - t_exit) / 1e9, UNLOAD_NS / 1e9);
+		}
+	}
+	{
+		char now[1024];
+
+		ASSERT_EQ(0, read_params(now, sizeof(now)));
+		EXPECT_STREQ(self->params, now);
+	}
+}
+
+TEST_HARNESS_MAIN
