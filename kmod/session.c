@@ -245,7 +245,13 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	s->bytes += len;
 	spin_unlock(&s->lock);
 
-	job = kmem_cache_zalloc(kgo_job_cache, GFP_KERNEL);
+	/*
+	 * What the submitter costs is charged to its memcg (SLAB_ACCOUNT,
+	 * __GFP_ACCOUNT); __GFP_RETRY_MAYFAIL makes a cgroup at its
+	 * memory.max, or a machine out of memory, refuse the task with
+	 * -ENOMEM instead of calling in an OOM killer.
+	 */
+	job = kmem_cache_zalloc(kgo_job_cache, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!job) {
 		kgo_session_unreserve(s, len);
 		return ERR_PTR(-ENOMEM);
@@ -264,7 +270,7 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 
 	job->len = len;
 	if (len) {
-		job->buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		job->buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 		ret = -ENOMEM;
 		if (!job->buf)
 			goto err_free;

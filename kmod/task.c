@@ -226,8 +226,8 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 	};
 	int ret;
 
-	pp.a = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
-	pp.b = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+	pp.a = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	pp.b = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	ret = -ENOMEM;
 	if (IS_ERR(pp.a) || IS_ERR(pp.b))
 		goto out;

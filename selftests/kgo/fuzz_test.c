@@ -688,6 +688,8 @@ static void do_cancel(struct fuzz *f, int fdi)
 			uint64_t n = f->book->next;
 
 			a->flags = rng_pct(r, 30) ? KGO_CANCEL_ALL : 0;
+			if (rng_pct(r, 50))
+				a->flags |= KGO_CANCEL_RUNNING;
 			if (rng_pct(r, 8))
 				a->flags |= 1U << rng_below(r, 32);
 			if (rng_pct(r, 8))
@@ -702,7 +704,7 @@ static void do_cancel(struct fuzz *f, int fdi)
 	if (!allowed) {
 		const struct kgo_cancel *a = (void *)(uintptr_t)p;
 
-		if ((a->flags & ~KGO_CANCEL_ALL) || a->__reserved)
+		if ((a->flags & ~(KGO_CANCEL_ALL | KGO_CANCEL_RUNNING)) || a->__reserved)
 			allowed = E(EINVAL);
 		else if (!writable(f, p, K))
 			allowed = E(EFAULT);
@@ -1272,6 +1274,7 @@ TEST_F_TIMEOUT(fuzz, ioctls, TIMEOUT_S)
 	f->book = book_init(BOOK_CAP, rng_next(&f->rng), false);
 	ASSERT_NE(NULL, f->book);
 	f->book->strict = true;
+	f->book->cancel_running = true;	/* do_cancel() sets KGO_CANCEL_RUNNING */
 	f->book->data = f->data;
 	for (size_t i = 0; i < DATA_LEN; i++)
 		f->data[i] = rng_next(&f->rng);

@@ -129,6 +129,8 @@ struct book {
 	uint64_t next;		/* the next tag to hand out (shared: atomic) */
 	uint64_t mask;		/* xor'ed into tags, so they use every bit */
 	bool strict;		/* a completion before its SUBMIT returned is an error */
+	/* KGO_CANCEL_RUNNING in use: a task may be cancelled after it started. */
+	bool cancel_running;
 	/*
 	 * If set, a CHECKSUM entry's expect is an offset into this, aux its
 	 * length, and the CRC is computed only when the task completes.
@@ -306,8 +308,16 @@ static inline void book_complete(struct book *b, const struct kgo_completion *c,
 	    (st == -EAGAIN || (c->kind != KGO_TASK_PINGPONG && c->kind != KGO_TASK_SELECT)))
 		book_fail(b, "tag %llu: kind %u cannot fail with status %d", tag, c->kind, st);
 	if (st == -ECANCELED) {
-		if (c->started_ns || c->cpu != ~0U)
+		if (!c->started_ns && c->cpu == ~0U)
+			return;		/* before it started */
+		/* While it ran: only what KGO_CANCEL_RUNNING may interrupt. */
+		if (!b->cancel_running || c->kind == KGO_TASK_NOP || c->kind == KGO_TASK_CHECKSUM)
 			book_fail(b, "tag %llu cancelled after it started (cpu %u)", tag, c->cpu);
+		else if (c->started_ns < c->queued_ns || c->ended_ns < c->started_ns)
+			book_fail(b, "tag %llu: times queued %llu started %llu ended %llu", tag,
+				  (unsigned long long)c->queued_ns,
+				  (unsigned long long)c->started_ns,
+				  (unsigned long long)c->ended_ns);
 		return;
 	}
 	if (!c->started_ns || c->started_ns < c->queued_ns || c->ended_ns < c->started_ns)

@@ -155,6 +155,13 @@ FIXTURE_SETUP(memcg)
 	ASSERT_NE(MAP_FAILED, self->sh);
 	self->book = book_init(BOOK_CAP, now_ns() << 32, true);
 	ASSERT_NE(NULL, self->book);
+	/*
+	 * Touched here, so that the parent's cgroup pays for the book's
+	 * pages: the child writing them first in its full cgroup would be
+	 * a fault of its own there, not kgo's.
+	 */
+	memset(self->book->t, 0, BOOK_CAP * sizeof(*self->book->t));
+	self->book->cancel_running = true;	/* the child's last cancel */
 	self->mon = open(KGO_DEVICE_PATH, O_RDWR);
 	ASSERT_LE(0, self->mon) TH_LOG("open: %s", strerror(errno));
 }
@@ -238,7 +245,9 @@ static void child_submit(struct book *b, struct shared *sh, int fd, struct kgo_t
 static void child(struct book *b, struct shared *sh, int wfd, int rfd)
 {
 	struct kgo_task proto;
-	struct kgo_cancel c = { .size = sizeof(c), .flags = KGO_CANCEL_ALL };
+	struct kgo_cancel c = {
+		.size = sizeof(c), .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING,
+	};
 	unsigned char *buf;
 	long n;
 	int fd;
@@ -248,6 +257,17 @@ static void child(struct book *b, struct shared *sh, int wfd, int rfd)
 	fd = open(KGO_DEVICE_PATH, O_RDWR | O_NONBLOCK);
 	if (fd < 0)
 		_exit(3);
+	/*
+	 * The CHECKSUM data first: once kgo's goroutines fill the cgroup,
+	 * a page fault of the child's own would call in the cgroup's OOM
+	 * killer, which is the kernel's doing, not kgo's.
+	 */
+	buf = malloc(CSUM_LEN);
+	if (!buf)
+		_exit(4);
+	for (size_t i = 0; i < CSUM_LEN; i++)
+		buf[i] = i * 7 + (i >> 12);
+	b->data = buf;	/* the book's CHECKSUM data, at offset 0 */
 	step(wfd, rfd, S_IN);
 
 	proto = (struct kgo_task){ .kind = KGO_TASK_SLEEP, .args = { SLEEP_NS } };
@@ -255,12 +275,6 @@ static void child(struct book *b, struct shared *sh, int wfd, int rfd)
 		     &sh->sleep_refused);
 	step(wfd, rfd, S_SLEEPERS);
 
-	buf = malloc(CSUM_LEN);
-	if (!buf)
-		_exit(4);
-	for (size_t i = 0; i < CSUM_LEN; i++)
-		buf[i] = i * 7 + (i >> 12);
-	b->data = buf;	/* the book's CHECKSUM data, at offset 0 */
 	proto = (struct kgo_task){
 		.kind = KGO_TASK_CHECKSUM, .args = { (uintptr_t)buf, CSUM_LEN },
 	};
