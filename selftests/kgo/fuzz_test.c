@@ -101,6 +101,7 @@ struct fuzz {
 	unsigned char *scratch;	/* RW, 4 pages, then a guard: reads, STATS records */
 	unsigned char *scratch_end;
 	unsigned char *data;	/* read-only CHECKSUM data, then a guard */
+	unsigned char *hole;	/* an unmapped page */
 
 	/* Figures. */
 	uint64_t calls, reads, bad;
@@ -162,8 +163,12 @@ static bool all_zero(const unsigned char *p, size_t len)
 
 static uint64_t bad_ptr(struct fuzz *f)
 {
-	if (rng_pct(&f->rng, 20))
+	unsigned int x = rng_below(&f->rng, 100);
+
+	if (x < 15)
 		return (uintptr_t)f->guard + rng_below(&f->rng, f->page);
+	if (x < 25)	/* a page that was mapped and is not any more */
+		return (uintptr_t)f->hole + rng_below(&f->rng, f->page);
 	return bad_ptrs[rng_below(&f->rng, ARRAY_SIZE(bad_ptrs))];
 }
 
@@ -1215,6 +1220,11 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, mprotect(f->tasks_end, pg, PROT_NONE));
 	ASSERT_EQ(0, mprotect(f->scratch_end, pg, PROT_NONE));
 	ASSERT_EQ(0, mprotect(f->data + DATA_LEN, pg, PROT_NONE));
+	/* The rest: no access, with an unmapped hole in it. */
+	ASSERT_EQ(0, mprotect(f->data + DATA_LEN + pg, self->region_len - (f->data + DATA_LEN + pg -
+								       self->region), PROT_NONE));
+	f->hole = f->data + DATA_LEN + 3 * pg;
+	ASSERT_EQ(0, munmap(f->hole, pg));
 
 	for (int i = 0; i < NFDS; i++) {
 		/* fd 0 blocking (read only when WAIT says ready), the rest not. */

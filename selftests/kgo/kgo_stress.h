@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -486,6 +487,38 @@ static inline long long read_keyed(const char *path, const char *key)
 	}
 	fclose(f);
 	return found;
+}
+
+/*
+ * OOM kills so far: /proc/vmstat's oom_kill, or, on kernels without VM
+ * event counters, the "Killed process" lines in the kernel log (which
+ * may have wrapped: compare counts taken close together).
+ */
+static inline long long oom_kills(void)
+{
+	long long n = read_keyed("/proc/vmstat", "oom_kill");
+	int len;
+	char *buf, *p;
+
+	if (n >= 0)
+		return n;
+	len = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	if (len <= 0)
+		return -1;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -1;
+	len = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, len);
+	if (len < 0) {
+		free(buf);
+		return -1;
+	}
+	buf[len] = '\0';
+	n = 0;
+	for (p = buf; (p = strstr(p, "Killed process")); p++)
+		n++;
+	free(buf);
+	return n;
 }
 
 /* A /proc/meminfo field in KiB; -1 if absent. */

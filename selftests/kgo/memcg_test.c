@@ -333,7 +333,7 @@ TEST_F_TIMEOUT(memcg, charged_to_submitter, 300)
 	if (self->skip[0])
 		SKIP(return, "%s", self->skip);
 	ASSERT_EQ(0, ioctl(self->mon, KGO_IOC_GET_INFO, &info));
-	oom_before = read_keyed("/proc/vmstat", "oom_kill");
+	oom_before = oom_kills();
 	ASSERT_LE(0, oom_before);
 
 	ASSERT_EQ(0, pipe(by));
@@ -413,7 +413,7 @@ TEST_F_TIMEOUT(memcg, charged_to_submitter, 300)
 judge:
 	ASSERT_EQ(self->child, waitpid(self->child, &cstatus, 0));
 	self->child = 0;
-	oom_after = read_keyed("/proc/vmstat", "oom_kill");
+	oom_after = oom_kills();
 	cg_oom = read_keyed(CG "/memory.events", "oom_kill");
 	if (peak_file < 0)
 		peak_file = cg_read("memory.peak");

@@ -136,13 +136,13 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 	uint64_t trees = 0, refused_enomem = 0, refused_eagain = 0, cancelled = 0;
 	long long oom_before, oom_after, avail_kb, peak_g = 0, peak_started = 0;
 	long long low_avail = -1;
-	bool full[NFDS] = { false };
+	bool full[NFDS] = { false }, timed_out;
 	int pfd[2], err = 0, status;
 	char c;
 
 	ASSERT_LT(0, budget);
-	oom_before = read_keyed("/proc/vmstat", "oom_kill");
-	ASSERT_LE(0, oom_before) TH_LOG("no oom_kill in /proc/vmstat");
+	oom_before = oom_kills();
+	ASSERT_LE(0, oom_before) TH_LOG("no oom_kill in /proc/vmstat, no kernel log");
 
 	/* The bystander, outside anything kgo does. */
 	ASSERT_EQ(0, pipe(pfd));
@@ -249,6 +249,7 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 			break;
 	}
 	t_sub = now_ns();
+	timed_out = t_sub - t0 >= SUBMIT_NS;
 	/* Let the goroutines run into the budget a little longer, watching. */
 	while (now_ns() - t_sub < NSEC) {
 		long long g = kgo_goroutines(self->mon);
@@ -261,8 +262,9 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 		usleep(20000);
 	}
 
-	TH_LOG("in %.1f s: %llu trees and %llu sleeps accepted, %llu SUBMITs refused (%llu fds full on ENOMEM, %llu on EAGAIN); peak %lld goroutines, %lld running (%lld MiB of stacks); MemAvailable down to %lld MiB",
-	       (t_sub - t0) / 1e9, (unsigned long long)trees, (unsigned long long)sleeps,
+	TH_LOG("in %.1f s%s: %llu trees and %llu sleeps accepted, %llu SUBMITs refused (%llu fds full on ENOMEM, %llu on EAGAIN); peak %lld goroutines, %lld running (%lld MiB of stacks); MemAvailable down to %lld MiB",
+	       (t_sub - t0) / 1e9, timed_out ? " (the time cap)" : "",
+	       (unsigned long long)trees, (unsigned long long)sleeps,
 	       (unsigned long long)refused, (unsigned long long)refused_enomem,
 	       (unsigned long long)refused_eagain, peak_g, peak_started,
 	       peak_started * self->info.stack_size >> 20, low_avail >> 10);
@@ -284,7 +286,7 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 
 		EXPECT_LE(0, n) TH_LOG("fd %d: %s", i, strerror(-n));
 	}
-	oom_after = read_keyed("/proc/vmstat", "oom_kill");
+	oom_after = oom_kills();
 	TH_LOG("%.1f s in all; %llu cancelled unstarted; %llu completed: ok %llu, cancelled %llu, ENOMEM %llu, EAGAIN %llu, other %llu; oom_kill %lld -> %lld",
 	       (now_ns() - t0) / 1e9, (unsigned long long)cancelled, (unsigned long long)b->done,
 	       (unsigned long long)b->status[0], (unsigned long long)b->status[1],
@@ -297,8 +299,13 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 	EXPECT_EQ(b->accepted, b->done);
 	EXPECT_LT(0, trees);
 	EXPECT_EQ(cancelled, b->status[1]);
-	/* It ran into something: the budget (-ENOMEM) or the user's cap. */
-	EXPECT_LT(0, refused);
+	/*
+	 * Unless the time ran out first (a slow kernel), it ran into
+	 * something: the budget (-ENOMEM), or the user's cap (-EAGAIN), which
+	 * is below the count cap.
+	 */
+	if (!timed_out)
+		EXPECT_LT(0, refused);
 	EXPECT_EQ(oom_before, oom_after) TH_LOG("the OOM killer ran");
 	/* The bystander lives. */
 	EXPECT_EQ(0, kill(self->bystander, 0));

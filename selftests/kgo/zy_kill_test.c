@@ -4,14 +4,19 @@
  *
  * A child opens /dev/kgo and submits up to 65536 tasks that would keep
  * goroutines busy for seconds: SLEEP 10 s, SELECT with 10 ms gaps (10 s),
- * SPIN 1 s, BLOCK 10 s, YIELD a million times, and small SPAWN trees.
+ * SPIN 1 s, BLOCK 10 s, YIELD a million times (one task in 32: each one
+ * that started goes on for seconds, minutes under KASAN), and small
+ * SPAWN trees.
  * The parent SIGKILLs it at once. Closing the fd (the process exiting)
  * must cancel the running tasks too, not only the unstarted ones, so
  * that they stop within milliseconds and let go of the module: the test
  * tries delete_module() every 50 ms and requires it to succeed within
  * 10 s. It then loads kgo back with the parameters it had and checks
  * that a NOP runs. Three rounds: killed after submitting everything,
- * killed in the middle of a SUBMIT, and after everything again.
+ * killed in the middle of a SUBMIT, and after everything again. Past
+ * 10 s it says, from debugfs, what the goroutines still alive are
+ * doing, keeps trying (so that kgo is back for the tests after it) and
+ * stops after that round.
  *
  * It unloads the module the other selftests use: it runs after them and
  * before zz_unload_test (the VMs run /kgo/selftests in name order), and
@@ -47,8 +52,14 @@
 #define ROUNDS		3
 #define RETRY_MS	50
 #define UNLOAD_NS	(10 * NSEC)	/* the contract */
-/* Past the contract, how long to keep trying, to leave kgo reloaded. */
-#define UNLOAD_GIVEUP_NS (60 * NSEC)
+/*
+ * Past the contract, how long to keep trying, so that kgo is back for
+ * the tests after this one: without the cancelling, the goroutines
+ * that started run to their end (minutes under KASAN).
+ */
+#define UNLOAD_GIVEUP_NS (300 * NSEC)
+#define CENSUS_EVERY_NS	(30 * NSEC)
+#define DEBUGFS		"/sys/kernel/debug/kgo/"
 #define SUBMIT_NS	(120 * NSEC)
 #define YIELDS		1000000ULL
 
@@ -131,11 +142,61 @@ FIXTURE_TEARDOWN(kill)
 	}
 }
 
+/*
+ * What kgo's goroutines are doing, from debugfs: "N goroutines: running
+ * a, runnable b, syscall c, waiting d (sleep e, select f, ...)". Empty
+ * without debugfs. Holds the module while it reads.
+ */
+static void census(char *out, size_t len)
+{
+	static const char *const st[] = { "running", "runnable", "syscall", "waiting" };
+	static const char *const why[] = {
+		"sleep", "select", "waitgroup", "chan receive", "chan send", "park", "mutex",
+	};
+	unsigned long long n = 0, nst[4] = { 0 }, nwhy[7] = { 0 };
+	char line[256];
+	size_t off;
+	FILE *f = fopen(DEBUGFS "goroutines", "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		for (int i = 0; i < 4; i++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "status=%s ", st[i]);
+			if (strstr(line, key))
+				nst[i]++;
+		}
+		for (int i = 0; i < 7; i++) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "waitreason=\"%s\"", why[i]);
+			if (strstr(line, "status=waiting") && strstr(line, key))
+				nwhy[i]++;
+		}
+	}
+	fclose(f);
+	off = snprintf(out, len, "%llu goroutines: running %llu, runnable %llu, syscall %llu, waiting %llu (",
+		       n, nst[0], nst[1], nst[2], nst[3]);
+	for (int i = 0; i < 7 && off < len; i++)
+		off += snprintf(out + off, len - off, "%s%s %llu", i ? ", " : "", why[i], nwhy[i]);
+	if (off < len)
+		snprintf(out + off, len - off, ")");
+}
+
+/* The mix: 32 slots, YIELD in one (its goroutines go on for long). */
 static struct kgo_task long_task(uint64_t i)
 {
+	static const uint8_t mix[32] = {
+		0, 1, 2, 3, 5, 0, 1, 3, 5, 0, 1, 2, 3, 5, 0, 1,
+		4, 0, 1, 3, 5, 0, 2, 3, 5, 0, 1, 3, 5, 0, 2, 5,
+	};
 	struct kgo_task t = { .tag = i };
 
-	switch (i % 6) {
+	switch (mix[i % 32]) {
 	case 0:
 		t.kind = KGO_TASK_SLEEP;
 		t.args[0] = KGO_SLEEP_MAX_NS;			/* 10 s */
@@ -211,7 +272,8 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
 		SKIP(return, "%s: %s (set KGO_MODULE)", self->module, strerror(ENOENT));
 	for (int round = 0; round < ROUNDS; round++) {
 		bool early = round == 1;
-		uint64_t accepted = 0, t0, t_kill, t_exit, t_gone = 0;
+		uint64_t accepted = 0, t0, t_kill, t_exit, t_gone = 0, next_census;
+		char info[512];
 		unsigned int tries = 0;
 		struct pollfd p;
 		int pfd[2], status, ret = -1, err = 0;
@@ -245,6 +307,7 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
 		}
 
 		/* Unload: no fd of kgo is open anywhere now. */
+		next_census = t_exit + UNLOAD_NS;
 		for (;;) {
 			tries++;
 			ret = syscall(SYS_delete_module, "kgo", 0);
@@ -255,6 +318,13 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
 			}
 			if ((err != EAGAIN && err != EBUSY) || now_ns() - t_exit > UNLOAD_GIVEUP_NS)
 				break;
+			if (now_ns() > next_census) {
+				/* Over the contract: say what still holds kgo. */
+				census(info, sizeof(info));
+				TH_LOG("round %d, %.0f s after the exit: %s", round,
+				       (now_ns() - t_exit) / 1e9, info[0] ? info : "(no debugfs)");
+				next_census += CENSUS_EVERY_NS;
+			}
 			usleep(RETRY_MS * 1000);
 		}
 		TH_LOG("round %d: %llu tasks accepted in %.2f s%s; killed, exited after %.3f s; %s after %.3f s (%u delete_module calls)",
@@ -278,6 +348,8 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 600)
 			TH_LOG("round %d: kgo unloaded %.2f s after the process died, over %.0f s",
 			       round, (t_gone - t_exit) / 1e9, UNLOAD_NS / 1e9);
 		}
+		if (t_gone - t_exit > UNLOAD_NS)
+			break;	/* the next rounds would only say it again, slowly */
 	}
 	{
 		char now[1024];
