@@ -236,9 +236,12 @@ TEST_F_TIMEOUT(failslab, submit_under_failslab, 600)
 				inflight -= n;
 			/* Bytes are given back as completions are read: recount. */
 			inflight_bytes = 0;
-			for (uint64_t i = 0; i < b->next; i++)
-				if (b->t[i].state == T_ACCEPTED && b->t[i].kind == KGO_TASK_CHECKSUM)
-					inflight_bytes += b->t[i].aux;
+			for (uint64_t i = 0; i < b->next; i++) {
+				const struct tinfo *ti = &b->t[i];
+
+				if (ti->state == T_ACCEPTED && ti->kind == KGO_TASK_CHECKSUM)
+					inflight_bytes += ti->aux;
+			}
 		}
 
 		fail(self->fail_fd, true);
@@ -297,7 +300,9 @@ TEST_F_TIMEOUT(failslab, submit_under_failslab, 600)
 	/* What opened works. */
 	for (int i = 0; i < NOPENS; i++) {
 		struct kgo_task nop = { .kind = KGO_TASK_NOP, .tag = i };
-		struct kgo_wait w = { .size = sizeof(w), .min_complete = 1, .timeout_ns = 30 * NSEC };
+		struct kgo_wait w = {
+			.size = sizeof(w), .min_complete = 1, .timeout_ns = 30 * NSEC,
+		};
 		struct kgo_completion c = { .status = -1 };
 
 		if (opened[i] < 0)

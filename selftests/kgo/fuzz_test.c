@@ -5,11 +5,12 @@
  * pointers and task descriptors, each checked against what the uapi
  * header says it must return.
  *
- * Every call has a model (expect()): the set of errnos the ABI allows for
- * exactly that argument, or success. Arguments sit in memory laid out so
- * that the model knows what the kernel can read and write: a read-write
- * arena followed by a PROT_NONE page (structs end exactly at its edge), a
- * read-only page of valid structs (out-params there must give -EFAULT),
+ * Every call has a model (header_model() and each command's checks): the
+ * set of errnos the ABI allows for exactly that argument, or success.
+ * Arguments sit in memory laid out so that the model knows what the
+ * kernel can read and write: a read-write arena followed by a PROT_NONE
+ * page (structs end exactly at its edge), a read-only page of valid
+ * structs (out-params there must give -EFAULT), an unmapped page,
  * addresses no process can map, and kernel addresses. A return outside
  * the model, or outside the errnos the header documents, fails the test.
  *
@@ -506,8 +507,13 @@ static uint64_t place(struct fuzz *f, enum where w, uint32_t usize, size_t ksize
 }
 
 /* The read-only page's structs, at these offsets. */
-enum { RO_INFO = 0, RO_WAIT = 128, RO_CANCEL = 256, RO_STATS = 512, RO_SUBMIT = 1024,
-       RO_TASK = 2048 };
+enum {
+	RO_INFO = 0,
+	RO_WAIT = 128,
+	RO_CANCEL = 256,
+	RO_STATS = 512,
+	RO_SUBMIT = 1024,
+};
 
 /* Bytes past @p + @len that place() set to 0xa5 must still be. */
 static void check_canary(struct fuzz *f, const char *what, uint64_t p, size_t len)
@@ -565,7 +571,9 @@ static void do_get_info(struct fuzz *f, int fdi)
 		size_t ro = offsetof(struct kgo_info, __reserved);
 		size_t rend = usize < ro + 4 ? usize : ro + 4;
 
-		if (in->flags || (rend > ro && !all_zero((const unsigned char *)in + ro, rend - ro)))
+		const unsigned char *res = (const unsigned char *)in + ro;
+
+		if (in->flags || (rend > ro && !all_zero(res, rend - ro)))
 			allowed = E(EINVAL);
 		else if (!writable(f, p, wlen))
 			allowed = E(EFAULT);
@@ -825,7 +833,7 @@ static int reap(struct fuzz *f, int fdi, unsigned int max)
 	if (fdi == 0) {
 		f->calls++;
 		if (ioctl(f->fds[0], KGO_IOC_WAIT, &w) && errno != ETIMEDOUT)
-			flog(f, "WAIT (reap): %s", strerror(errno));
+			flog(f, "WAIT before a read: %s", strerror(errno));
 		if (!w.ready)
 			return 0;
 	}
@@ -858,7 +866,7 @@ static void reap_down(struct fuzz *f, int fdi, uint32_t low)
 
 		f->calls++;
 		if (ioctl(f->fds[fdi], KGO_IOC_WAIT, &w) && errno != ETIMEDOUT)
-			flog(f, "WAIT (reap_down): %s", strerror(errno));
+			flog(f, "WAIT for completions: %s", strerror(errno));
 		while (reap(f, fdi, 256) > 0)
 			;
 		if (now_ns() > end) {

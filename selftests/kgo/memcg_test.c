@@ -106,7 +106,7 @@ static bool has_word(const char *path, const char *word)
 	if (!f)
 		return false;
 	if (fgets(buf, sizeof(buf), f))
-		for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		for (tok = strtok_r(buf, "\n\t ", &save); tok; tok = strtok_r(NULL, "\n\t ", &save))
 			found |= !strcmp(tok, word);
 	fclose(f);
 	return found;
@@ -432,7 +432,9 @@ judge:
 	EXPECT_LT(0, sh->sleep_refused + sh->csum_refused + b->status[2] + b->status[3]) {
 		TH_LOG("(b) nothing the child asked for was refused");
 	}
-	EXPECT_EQ(0, sh->refused_other) TH_LOG("(b) SUBMIT failed with %s", strerror(sh->other_errno));
+	EXPECT_EQ(0, sh->refused_other) {
+		TH_LOG("(b) SUBMIT failed with %s", strerror(sh->other_errno));
+	}
 	EXPECT_GE((long long)MEM_MAX, peak_file >= 0 ? peak_file : peak_cur) {
 		TH_LOG("(b) the cgroup used more than its memory.max");
 	}
@@ -442,8 +444,10 @@ judge:
 	EXPECT_EQ(0, waitpid(self->bystander, &status, WNOHANG));
 	/* (d) the child lived, and read everything it had accepted, once. */
 	EXPECT_TRUE(WIFEXITED(cstatus) && !WEXITSTATUS(cstatus)) {
-		TH_LOG("(d) the child %s %d%s%s", WIFSIGNALED(cstatus) ? "was killed by signal" :
-		       "exited with", WIFSIGNALED(cstatus) ? WTERMSIG(cstatus) : WEXITSTATUS(cstatus),
+		bool sig = WIFSIGNALED(cstatus);
+
+		TH_LOG("(d) the child %s %d%s%s", sig ? "was killed by signal" : "exited with",
+		       sig ? WTERMSIG(cstatus) : WEXITSTATUS(cstatus),
 		       died ? " while " : "", died ?: "");
 	}
 	EXPECT_EQ(0, cg_oom) TH_LOG("(d) the cgroup's OOM killer killed the submitter");

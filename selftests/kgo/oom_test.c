@@ -228,7 +228,7 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 			if (r < BATCH) {
 				refused++;
 				if (r < 0 && err != ENOMEM && err != EAGAIN)
-					ASSERT_TRUE(false) TH_LOG("SUBMIT SLEEP: %s", strerror(err));
+					ASSERT_TRUE(false) TH_LOG("SUBMIT: %s", strerror(err));
 				if (r < 0) {
 					full[i] = true;
 					if (err == ENOMEM)
