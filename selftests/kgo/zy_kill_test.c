@@ -152,8 +152,9 @@ FIXTURE_TEARDOWN(kill)
  * What kgo's goroutines are doing, from debugfs: "N goroutines: running
  * a, runnable b, syscall c, waiting d (sleep e, select f, ...)". Empty
  * without debugfs. Holds the module while it reads. Returns how many are
- * asleep or waiting (in syscall or waiting): still in a task, not
- * cancelled; -1 without debugfs.
+ * still in a task, not cancelled: asleep in the kernel (syscall) or
+ * waiting on anything but a WaitGroup (a SPAWN node waits on one for
+ * children that are only queued, draining); -1 without debugfs.
  */
 static long long census(char *out, size_t len)
 {
@@ -193,7 +194,7 @@ static long long census(char *out, size_t len)
 		off += snprintf(out + off, len - off, "%s%s %llu", i ? ", " : "", why[i], nwhy[i]);
 	if (off < len)
 		snprintf(out + off, len - off, ")");
-	return nst[2] + nst[3];
+	return nst[2] + nst[3] - nwhy[2];
 }
 
 /* The mix: 32 slots, YIELD in one (its goroutines go on for long). */
