@@ -65,6 +65,8 @@
  */
 #define UNLOAD_GIVEUP_NS (300 * NSEC)
 #define CENSUS_EVERY_NS	(30 * NSEC)
+/* Asleep in a task this long at the contract: the cancel did not reach it. */
+#define STUCK_NS	(1 * NSEC)
 #define DEBUGFS		"/sys/kernel/debug/kgo/"
 #define SUBMIT_NS	(120 * NSEC)
 #define YIELDS		1000000ULL
@@ -150,11 +152,16 @@ FIXTURE_TEARDOWN(kill)
 
 /*
  * What kgo's goroutines are doing, from debugfs: "N goroutines: running
- * a, runnable b, syscall c, waiting d (sleep e, select f, ...)". Empty
- * without debugfs. Holds the module while it reads. Returns how many are
- * still in a task, not cancelled: asleep in the kernel (syscall) or
- * waiting on anything but a WaitGroup (a SPAWN node waits on one for
- * children that are only queued, draining); -1 without debugfs.
+ * a, runnable b, syscall c, waiting d (sleep e, select f, ...); in a task
+ * for over 1 s: k". Empty without debugfs. Holds the module while it
+ * reads. Returns k, how many are still in a task, not cancelled: asleep
+ * in the kernel (syscall) or waiting on anything but a WaitGroup (a SPAWN
+ * node waits on one for children that are only queued, draining), and
+ * that for over STUCK_NS. A goroutine of the draining queue passes
+ * through these states for microseconds on its way out (it starts its
+ * task, then sees the cancel), and a snapshot may catch one there; a task
+ * that ignored a cancel sent 10 s earlier has been asleep for seconds.
+ * -1 without debugfs.
  */
 static long long census(char *out, size_t len)
 {
@@ -162,7 +169,7 @@ static long long census(char *out, size_t len)
 	static const char *const why[] = {
 		"sleep", "select", "waitgroup", "chan receive", "chan send", "park", "mutex",
 	};
-	unsigned long long n = 0, nst[4] = { 0 }, nwhy[7] = { 0 };
+	unsigned long long n = 0, nst[4] = { 0 }, nwhy[7] = { 0 }, stuck = 0;
 	char line[256];
 	size_t off;
 	FILE *f = fopen(DEBUGFS "goroutines", "r");
@@ -171,7 +178,14 @@ static long long census(char *out, size_t len)
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
+		const char *fn = strstr(line, "for_ns=");
+		bool asleep = strstr(line, "status=syscall ") ||
+			      (strstr(line, "status=waiting ") &&
+			       !strstr(line, "waitreason=\"waitgroup\""));
+
 		n++;
+		if (asleep && fn && strtoull(fn + 7, NULL, 10) > STUCK_NS)
+			stuck++;
 		for (int i = 0; i < 4; i++) {
 			char key[32];
 
@@ -193,8 +207,9 @@ static long long census(char *out, size_t len)
 	for (int i = 0; i < 7 && off < len; i++)
 		off += snprintf(out + off, len - off, "%s%s %llu", i ? ", " : "", why[i], nwhy[i]);
 	if (off < len)
-		snprintf(out + off, len - off, ")");
-	return nst[2] + nst[3] - nwhy[2];
+		snprintf(out + off, len - off, "); in a task for over %.0f s: %llu",
+			 STUCK_NS / 1e9, stuck);
+	return stuck;
 }
 
 /* The mix: 32 slots, YIELD in one (its goroutines go on for long). */

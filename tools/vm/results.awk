@@ -10,6 +10,8 @@
 
 function fail(what) { failed++; print "FAIL " what }
 
+BEGIN { LOGKEEP = 12 }
+
 function end_kunit(   i) {
 	if (!totals) {
 		tpass = ok; tfail = bad; tskip = skip
@@ -31,7 +33,7 @@ function end_kunit(   i) {
 { sub(/\r$/, "") }
 
 /^KGO-BEGIN / {
-	kind = $2; name = $3; cases = 0; bad = 0; insec = 1
+	kind = $2; name = $3; cases = 0; bad = 0; insec = 1; nlog = 0
 	ok = 0; skip = 0; nmsg = 0; totals = 0; suite_bad = 0
 	next
 }
@@ -72,12 +74,20 @@ insec && kind == "kunit" {
 	}
 	next
 }
+# A failing selftest case also shows what it logged (its last "#" lines),
+# so that a CI summary says why without the console log.
 insec && kind == "selftest" {
 	if ($0 ~ /^(not )?ok [0-9]+ /) {
 		cases++
 		if ($0 ~ /# SKIP/) skipped++
-		else if ($0 ~ /^not ok/) { bad++; fail("selftest " name ": " $0) }
-		else passed++
+		else if ($0 ~ /^not ok/) {
+			bad++; fail("selftest " name ": " $0)
+			for (i = (nlog > LOGKEEP ? nlog - LOGKEEP + 1 : 1); i <= nlog; i++)
+				print "    " logl[i % LOGKEEP]
+		} else passed++
+		nlog = 0
+	} else if ($0 ~ /^#/) {
+		logl[++nlog % LOGKEEP] = $0
 	}
 	next
 }

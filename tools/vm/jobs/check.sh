@@ -5,6 +5,14 @@ if ! insmod /kgo/kgo.ko; then
 	report "KGO-FAIL insmod kgo.ko"
 	return
 fi
+# KGO_ONLY=<glob> (KGO_VM_APPEND): only the selftests it names, to chase
+# one failure.
+if [ -n "$KGO_ONLY" ]; then
+	for t in /kgo/selftests/$KGO_ONLY; do
+		selftest "$t"
+	done
+	return
+fi
 [ -f /kgo/kgo_test.ko ] && kunit /kgo/kgo_test.ko
 # The scheduler as the suites left it (shown, not counted): what is
 # alive, parked or queued when a case timed out.
