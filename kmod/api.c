@@ -13,6 +13,7 @@
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
+#include "gtime.h"
 #include "m.h"
 #include "proc.h"
 #include "runq.h"
@@ -222,7 +223,7 @@ int kgo_ready(struct kgo_g *g)
 	if (WARN_ONCE(was != KGO_G_WAITING,
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
 		return -EINVAL;
-	g->since = ktime_get_mono_fast_ns();
+	kgo_g_stamp_runnable(g);
 	trace_kgo_g_ready(g->goid, m && m->p ? m->p->id : -1);
 	if (m && m->p) {
 		kgo_pstat_inc(m->p, readies);

@@ -12,6 +12,7 @@ bool kgo_budget_spawn(void);
 void kgo_budget_unspawn(void);
 bool kgo_budget_stack(void);
 void kgo_budget_unstack(void);
+void kgo_budget_exit(void);
 bool kgo_budget_stack_fits(void);
 u64 kgo_budget_set(u64 bytes);
 

@@ -206,7 +206,7 @@ static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
 {
 	struct kgo_g *g = list_entry(v, struct kgo_g, allg_node);
 	enum kgo_waitreason why = KGO_WAIT_REASON_NONE;
-	u64 now, since;
+	unsigned long now, since;
 	struct kgo_m *m = NULL;
 	const char *st;
 
@@ -235,12 +235,13 @@ static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
 	default:	/* IDLE or DEAD: not a goroutine right now */
 		return 0;
 	}
-	/* since may move past our now on another CPU: clamp at zero. */
+	/* In jiffies (gtime.h): whole ticks; clamped, as the G may move on. */
 	since = READ_ONCE(g->since);
-	now = ktime_get_mono_fast_ns();
+	now = jiffies;
 	seq_printf(s, "G%llu: status=%s waitreason=\"%s\" for_ns=%llu m=%lld\n",
 		   READ_ONCE(g->goid), st, kgo_waitreason_str(why),
-		   now > since ? now - since : 0, kgo_debugfs_mid(m));
+		   time_after(now, since) ? jiffies_to_nsecs(now - since) : 0,
+		   kgo_debugfs_mid(m));
 	return 0;
 }
 

@@ -69,9 +69,12 @@ struct kgo_g {
 	void *arg;			/* I */
 	struct kgo_m *m;		/* O: the M running it, while RUNNING */
 	struct kgo_g *schedlink;	/* O: link in the global queue or a free list */
-	u64 since;			/* O: when it entered its status, in ns */
+	unsigned long since;		/* O: jiffies when it entered its status (gtime.h) */
+	u64 runnable_ns;		/* O: when it became RUNNABLE, if timed, else 0 */
 	u8 waitreason;			/* O: enum kgo_waitreason, while WAITING */
 	bool preempt;			/* O: ran past its slice, see monitor.c */
+	bool tracking;			/* O: its next slice's latency is sampled */
+	u8 trackseq;			/* O: slices since, see gtime.h */
 	struct mem_cgroup *memcg;	/* I: pays for its stack and children; a reference (memcg.h) */
 
 	/* Set by the G itself just before it parks; read by its M. */

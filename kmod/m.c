@@ -32,6 +32,8 @@
  */
 static unsigned long kgo_canary;
 
+static void kgo_m_forget(struct kgo_m *m);
+
 /*
  * The kthread function. It swaps the canary, so it must not have a
  * protected frame itself; everything it calls is pushed with the shared
@@ -49,11 +51,36 @@ static __no_stack_protector int kgo_m_main(void *arg)
 	kgo_block_m_start(m);
 	kgo_schedule(m);
 	kgo_block_m_stop(m);
+	kgo_m_forget(m);
 
 	preempt_disable();
 	kgo_canary_swap(own);
 	preempt_enable();
 	return 0;
+}
+
+/*
+ * The M that last switched to a goroutine on each CPU (kgo_m_ran_here):
+ * a hint, so that every kgo call finds its M with one per-CPU load and
+ * a compare against current, not two calls into kthread.c. Several Ms
+ * share a CPU (one runs, others blocked or idle), so the hint may name
+ * another M; the compare tells, and the slow path corrects it. The M it
+ * names may be exiting: Ms are freed after an RCU grace period
+ * (kfree_rcu() in monitor.c; kgo_sched_exit() after synchronize_rcu()),
+ * and the hint is read with preemption off, an RCU read-side section.
+ * An exiting M clears the hints that name it (kgo_m_forget).
+ */
+static DEFINE_PER_CPU(struct kgo_m *, kgo_cpu_m);
+
+static struct kgo_m *kgo_this_m_slow(void)
+{
+	struct kgo_m *m;
+
+	if (!(current->flags & PF_KTHREAD) || kthread_func(current) != kgo_m_main)
+		return NULL;
+	m = kthread_data(current);
+	this_cpu_write(kgo_cpu_m, m);
+	return m;
 }
 
 /**
@@ -65,11 +92,35 @@ static __no_stack_protector int kgo_m_main(void *arg)
  */
 struct kgo_m *kgo_this_m(void)
 {
-	if (!(current->flags & PF_KTHREAD) || kthread_func(current) != kgo_m_main)
-		return NULL;
-	return kthread_data(current);
+	struct kgo_m *m;
+	bool mine;
+
+	preempt_disable_notrace();
+	m = __this_cpu_read(kgo_cpu_m);
+	mine = m && READ_ONCE(m->task) == current;
+	preempt_enable_notrace();
+	return likely(mine) ? m : kgo_this_m_slow();
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_this_m);
+
+/*
+ * Context: the M, about to switch to a goroutine, interrupts off (so the
+ * CPU cannot change under the per-CPU write).
+ */
+void kgo_m_ran_here(struct kgo_m *m)
+{
+	lockdep_assert_irqs_disabled();
+	__this_cpu_write(kgo_cpu_m, m);
+}
+
+/* The M is exiting: no hint may name it once it is freed. */
+static void kgo_m_forget(struct kgo_m *m)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&kgo_cpu_m, cpu), m, NULL);
+}
 
 /**
  * kgo_m_create() - start a new M on @home's CPU

@@ -61,6 +61,7 @@ struct kgo_m {
 
 /* The M running the caller, or NULL when the caller is not on an M. */
 struct kgo_m *kgo_this_m(void);
+void kgo_m_ran_here(struct kgo_m *m);
 
 int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning);
 void kgo_m_park(struct kgo_m *m);

@@ -18,7 +18,8 @@
  *
  * The tick starts at 20 us and doubles after 50 idle ticks, up to 10 ms,
  * as in Go. With every P idle the monitor sleeps until a P gets busy
- * (kgo_pidleget() wakes it), so an idle kgo costs no CPU.
+ * (kgo_pidleget() wakes it at the next tick), so an idle kgo costs no
+ * CPU.
  */
 
 #include <linux/delay.h>
@@ -243,6 +244,26 @@ static void kgo_monitor_kick_fn(struct irq_work *work)
 
 static DEFINE_IRQ_WORK(kgo_monitor_kick_work, kgo_monitor_kick_fn);
 
+/*
+ * A P got busy while the monitor slept: wake it at this CPU's next tick,
+ * a lazy irq_work. Waking it at once, from the wake-up that made the P
+ * busy (often a hardirq), put a second wake-up on that path, and the
+ * monitor then ran before the M it was woken for. It is only needed a
+ * slice later, to preempt; a blocked M kicks it sooner (above).
+ */
+static void kgo_monitor_busy_fn(struct irq_work *work)
+{
+	wake_up_process(kgo_sched.monitor);
+}
+
+static struct irq_work kgo_monitor_busy_work = IRQ_WORK_INIT_LAZY(kgo_monitor_busy_fn);
+
+/* Context: any, sched->lock held (it decided monitor_waiting). */
+void kgo_monitor_wake_busy(void)
+{
+	irq_work_queue(&kgo_monitor_busy_work);
+}
+
 /* Context: any, sched_out under the rq lock included. */
 void kgo_monitor_kick(void)
 {
@@ -317,11 +338,12 @@ void kgo_monitor_exit(void)
 	unsigned long flags;
 
 	kthread_stop(sched->monitor);
-	irq_work_sync(&kgo_monitor_kick_work);
 	/* No more wake-ups from kgo_pidleget(). */
 	spin_lock_irqsave(&sched->lock, flags);
 	sched->monitor_waiting = false;
 	spin_unlock_irqrestore(&sched->lock, flags);
+	irq_work_sync(&kgo_monitor_kick_work);
+	irq_work_sync(&kgo_monitor_busy_work);
 	put_task_struct(sched->monitor);
 	sched->monitor = NULL;
 }

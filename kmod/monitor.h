@@ -9,5 +9,6 @@ int kgo_monitor_check_params(void);
 int kgo_monitor_init(void);
 void kgo_monitor_exit(void);
 void kgo_monitor_kick(void);
+void kgo_monitor_wake_busy(void);
 
 #endif /* _KGO_MONITOR_H */

@@ -14,7 +14,8 @@ struct kgo_sched;
 
 #define KGO_RUNQ_SIZE		256	/* a power of two: indices wrap freely */
 #define KGO_GFREE_MAX		64	/* free Gs a P keeps before spilling half */
-#define KGO_STACK_CACHE_MAX	16	/* stacks a P keeps for reuse */
+#define KGO_STACK_CACHE_MAX	64	/* stacks a P keeps for reuse */
+#define KGO_GOID_BATCH		16	/* ids a P takes from sched.goidgen at once */
 
 enum kgo_pstatus {
 	KGO_P_IDLE,	/* on sched.pidle, no M */
@@ -89,6 +90,9 @@ struct kgo_p {
 	u32 schedtick;			/* O */
 	struct kgo_g *gfree;		/* O: dead Gs for reuse */
 	unsigned int ngfree;		/* O */
+	/* O: goroutine ids [goidcache, goidcacheend) taken from sched.goidgen */
+	u64 goidcache;
+	u64 goidcacheend;
 	u64 idle_since;			/* L: ktime when it went idle */
 	u64 idle_ns;			/* L: total idle time before that */
 
@@ -106,7 +110,7 @@ struct kgo_p {
 	u64 mon_schedwhen;
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
-	unsigned int nstacks;		/* S */
+	unsigned int nstacks;		/* S (read racily by kgo_stacks_cached) */
 	void *stacks[KGO_STACK_CACHE_MAX]; /* S */
 
 	/* The run queue: the owner and thieves meet here. */

@@ -27,6 +27,9 @@
 #include "g.h"
 #include "proc.h"
 #include "runq.h"
+
+/* How long a thief lets a running owner get to its runnext, at most. */
+#define KGO_RUNNEXT_GRACE_US	50
 #include "sched.h"
 #include "trace.h"
 
@@ -167,13 +170,24 @@ static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
 			/*
 			 * A running owner that just readied next is about to
 			 * run it (a G that readies another and parks, as in a
-			 * channel hand-off). Give it the few microseconds that
-			 * takes before stealing: moving the pair apart would
-			 * cost more than it gains. Go sleeps 3us here too.
+			 * channel hand-off). Give it the time that takes before
+			 * stealing: moving the pair apart costs more than it
+			 * gains. Go calls usleep(3) here, which sleeps some
+			 * 50 us on Linux; a fixed 3 us wait was shorter than
+			 * the hand-off under emulation, and split ping-pong
+			 * pairs. So watch runnext for up to
+			 * KGO_RUNNEXT_GRACE_US and go as soon as it changes:
+			 * no longer than the owner needs.
 			 */
 			if (READ_ONCE(p2->status) == KGO_P_RUNNING) {
-				udelay(3);
-				if (READ_ONCE(p2->runnext) != next)
+				unsigned int us;
+
+				for (us = 0; us < KGO_RUNNEXT_GRACE_US; us++) {
+					udelay(1);
+					if (READ_ONCE(p2->runnext) != next)
+						break;
+				}
+				if (us < KGO_RUNNEXT_GRACE_US)
 					continue;
 			}
 			if (!try_cmpxchg(&p2->runnext, &next, NULL))

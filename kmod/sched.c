@@ -119,6 +119,7 @@
 #include "budget.h"
 #include "check.h"
 #include "g.h"
+#include "gtime.h"
 #include "memcg.h"
 #include "m.h"
 #include "monitor.h"
@@ -197,7 +198,7 @@ static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
 	/* A P is busy again: the monitor has something to watch. */
 	if (sched->monitor_waiting) {
 		sched->monitor_waiting = false;
-		wake_up_process(sched->monitor);
+		kgo_monitor_wake_busy();
 	}
 	return p;
 }
@@ -323,8 +324,23 @@ void kgo_wakep(void)
 	 * its unlock is an atomic exchange.
 	 */
 	smp_mb();
-	/* Rule 1: only the producer that moves nmspinning 0 -> 1 starts one. */
-	if (atomic_read(&sched->nmspinning) || atomic_cmpxchg(&sched->nmspinning, 0, 1))
+	/*
+	 * Rule 1: only the producer that moves nmspinning 0 -> 1 starts one.
+	 * Acquire: a spinner's drop out of nmspinning comes after it put its
+	 * P on the idle list; seeing the one, we see npidle count the other.
+	 */
+	if (atomic_read_acquire(&sched->nmspinning))
+		return;
+	/*
+	 * Rule 4, already asked: no P is idle and an earlier wakep set
+	 * needspinning, which the next M to give up its P takes up. Asking
+	 * again would take sched.lock to set it again: the cost of every
+	 * yield and spawn while all Ps are busy. Go's wakep asks each time;
+	 * its Ps are rarely all busy for long, ours are in every benchmark.
+	 */
+	if (!atomic_read(&sched->npidle) && atomic_read(&sched->needspinning))
+		return;
+	if (atomic_cmpxchg(&sched->nmspinning, 0, 1))
 		return;
 	spin_lock_irqsave(&sched->lock, flags);
 	/*
@@ -363,16 +379,14 @@ static void kgo_become_spinning(struct kgo_m *m)
 {
 	m->spinning = true;
 	atomic_inc(&m->sched->nmspinning);
-	atomic_set(&m->sched->needspinning, 0);
+	/*
+	 * Taken up. A full barrier (xchg) before we look for work: a
+	 * producer that saw needspinning set and returned early from
+	 * kgo_wakep() did so after storing its work and a full barrier, so
+	 * either it saw our clear (and asks anew) or we see its work.
+	 */
+	atomic_xchg(&m->sched->needspinning, 0);
 	kgo_pstat_inc(m->p, spinning);
-}
-
-/* Rule 2: a spinner that found work lets the next M spin up. */
-static void kgo_resetspinning(struct kgo_m *m)
-{
-	m->spinning = false;
-	WARN_ON_ONCE(atomic_dec_return(&m->sched->nmspinning) < 0);
-	kgo_wakep();
 }
 
 /* Whether @p is held by an M, running or blocked: worth stealing from. */
@@ -425,6 +439,28 @@ static bool kgo_any_runq_busy(struct kgo_sched *sched)
 			return true;
 	}
 	return false;
+}
+
+/* Whether any queue has Gs: a spinner that finds more may wake another. */
+static bool kgo_more_work(struct kgo_sched *sched)
+{
+	return READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched);
+}
+
+/*
+ * Rule 2: a spinner that found work lets the next M spin up, if there is
+ * more to find. Go wakes one unconditionally; that M then spins, finds
+ * nothing and parks: two cross-CPU wake-ups for nothing, each time a
+ * lone goroutine is readied from an idle state. The full barrier of the
+ * decrement pairs with a producer's in kgo_wakep(): one that queues work
+ * after our look sees nmspinning at zero and wakes an M itself.
+ */
+static void kgo_resetspinning(struct kgo_m *m)
+{
+	m->spinning = false;
+	WARN_ON_ONCE(atomic_dec_return(&m->sched->nmspinning) < 0);
+	if (kgo_more_work(m->sched))
+		kgo_wakep();
 }
 
 /* --- Holding and parking ------------------------------------------- */
@@ -893,7 +929,6 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	struct kgo_p *p = m->p;
 	unsigned long flags;
 	bool parked;
-	u64 now;
 
 	if (!inherit) {
 		p->schedtick++;
@@ -907,10 +942,17 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
 	}
-	now = ktime_get_mono_fast_ns();
-	kgo_stats_record_latency(p, now - g->since);
-	trace_kgo_g_start(g->goid, p->id, now - g->since);
-	g->since = now;
+	if (unlikely(g->runnable_ns)) {
+		u64 now = ktime_get_mono_fast_ns();
+		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
+
+		if (g->tracking)
+			kgo_stats_record_latency(p, lat);
+		trace_kgo_g_start(g->goid, p->id, lat);
+	} else {
+		trace_kgo_g_start(g->goid, p->id, 0);
+	}
+	g->since = jiffies;
 resume:
 	/*
 	 * g->m first: the status CAS (a full barrier) publishes it, so a
@@ -923,10 +965,12 @@ resume:
 
 	/* Interrupts off across the swap of %rsp and current->stack. */
 	local_irq_disable();
+	kgo_m_ran_here(m);
 	current->stack = g->stack;
 	kgo_switch(&m->g0_sp, &g->sp);
 	/* Back on our stack: the G set current->stack before switching. */
 	m->curg = NULL;
+	kgo_g_stamp_stopped(g);
 	/*
 	 * The P may have been handed off while the G blocked in the kernel
 	 * (block.c): then the M holds none, and every request below that
@@ -939,7 +983,6 @@ resume:
 		 * Still with interrupts off: the G may hold, for unlockf to
 		 * release, a lock that interrupt context also takes.
 		 */
-		g->since = ktime_get_mono_fast_ns();
 		/*
 		 * Before unlockf: once it has released the G's locks, the G
 		 * may be readied and run again, and its next park reuse
@@ -956,7 +999,7 @@ resume:
 		if (!p)
 			goto global;
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
-		g->since = ktime_get_mono_fast_ns();
+		kgo_g_stamp_runnable(g);
 		kgo_runqput(p, g, false);
 		kgo_pstat_inc(p, yields);
 		kgo_wakep();
@@ -989,7 +1032,7 @@ global:
 		 * whose M lost its P runs on whichever P is free first.
 		 */
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
-		g->since = ktime_get_mono_fast_ns();
+		kgo_g_stamp_runnable(g);
 		WRITE_ONCE(g->preempt, false);
 		spin_lock_irqsave(&sched->lock, flags);
 		kgo_globrunqput(sched, g);
@@ -1007,8 +1050,7 @@ global:
 		kgo_g_free(p, g);
 		kgo_pstat_inc(p, gfinished);
 		atomic64_dec(&sched->galive);
-		kgo_budget_unstack();
-		kgo_budget_unspawn();
+		kgo_budget_exit();
 		/* Its stack may be what a waiting G needs. */
 		kgo_stackwait_kick(sched, 1);
 		break;
@@ -1053,6 +1095,22 @@ void kgo_schedule(struct kgo_m *m)
 
 /* --- Making Gs runnable -------------------------------------------- */
 
+/*
+ * A new goroutine id. A P takes them KGO_GOID_BATCH at a time (Go's
+ * goidcache), so that spawning on two CPUs does not bounce goidgen's
+ * line: ids stay unique, and are in spawn order only per P.
+ */
+static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
+{
+	if (!p)
+		return atomic64_inc_return(&sched->goidgen);
+	if (p->goidcache == p->goidcacheend) {
+		p->goidcacheend = atomic64_add_return(KGO_GOID_BATCH, &sched->goidgen) + 1;
+		p->goidcache = p->goidcacheend - KGO_GOID_BATCH;
+	}
+	return p->goidcache++;
+}
+
 /**
  * kgo_newproc() - a RUNNABLE G for @fn, not yet queued
  * @fn: the function
@@ -1086,14 +1144,14 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 	g->memcg = memcg;
 	g->fn = fn;
 	g->arg = arg;
-	g->goid = atomic64_inc_return(&sched->goidgen);
+	g->goid = kgo_goid_next(sched, p);
 	atomic64_inc(&sched->galive);
 	if (p)
 		kgo_pstat_inc(p, gcreated);
 	else
 		atomic64_inc(&sched->ext_created);
 	trace_kgo_g_create(g->goid, p ? p->id : -1);
-	g->since = ktime_get_mono_fast_ns();
+	kgo_g_stamp_new(g);
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
 }
@@ -1257,13 +1315,17 @@ void kgo_sched_exit(void)
 	list_for_each_entry_safe(m, tmp, &allm, all_node) {
 		kthread_stop(m->task);
 		put_task_struct(m->task);
-		kfree(m);
 	}
 	WARN(atomic64_read(&sched->galive), "kgo: %lld goroutines alive at unload\n",
 	     atomic64_read(&sched->galive));
 
-	/* Stacks may still be looked at by an unwinder: see stack.c. */
+	/*
+	 * Stacks may still be looked at by an unwinder (stack.c), and an M
+	 * by a kgo_this_m() that read its CPU's hint before the M exited.
+	 */
 	synchronize_rcu();
+	list_for_each_entry_safe(m, tmp, &allm, all_node)
+		kfree(m);
 	for (i = 0; i < sched->nprocs; i++)
 		kgo_p_destroy(sched->allp[i]);
 	kgo_g_drain_free(NULL);

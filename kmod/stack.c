@@ -10,7 +10,8 @@
  *   top - pt_regs   a zeroed struct pt_regs, where task_pt_regs() looks
  *   top
  *
- * Each P caches up to KGO_STACK_CACHE_MAX stacks. A goroutine takes one
+ * Each P caches up to KGO_STACK_CACHE_MAX stacks, enough for the
+ * goroutines of a spawn tree's level that wait for their children. A goroutine takes one
  * when it first runs and gives it back when it exits, so queued
  * goroutines hold none. A shrinker hands idle cached stacks back under
  * memory pressure.
@@ -52,8 +53,6 @@ struct kgo_dead_stack {
 	struct rcu_head rcu;
 };
 
-static atomic_long_t kgo_nstacks_cached = ATOMIC_LONG_INIT(0);
-
 /*
  * A goroutine that exited, or was abandoned, mid-frame leaves KASAN
  * redzone poison behind in its stack's shadow; the next user of the
@@ -88,10 +87,8 @@ void *kgo_stack_get(struct kgo_p *p)
 	void *stack = NULL;
 
 	spin_lock(&p->stack_lock);
-	if (p->nstacks) {
+	if (p->nstacks)
 		stack = p->stacks[--p->nstacks];
-		atomic_long_dec(&kgo_nstacks_cached);
-	}
 	spin_unlock(&p->stack_lock);
 	/*
 	 * Not vmalloc_node(): a goroutine's stack must never call in the
@@ -117,7 +114,6 @@ void kgo_stack_put(struct kgo_p *p, void *stack)
 	spin_lock(&p->stack_lock);
 	if (p->nstacks < KGO_STACK_CACHE_MAX) {
 		p->stacks[p->nstacks++] = stack;
-		atomic_long_inc(&kgo_nstacks_cached);
 		stack = NULL;
 	}
 	spin_unlock(&p->stack_lock);
@@ -152,15 +148,23 @@ void kgo_stack_prepare(struct kgo_g *g)
 /* Frees every cached stack of @p. Context: no M may use @p any more. */
 void kgo_stack_drain(struct kgo_p *p)
 {
-	while (p->nstacks) {
+	while (p->nstacks)
 		kgo_stack_free(p->stacks[--p->nstacks]);
-		atomic_long_dec(&kgo_nstacks_cached);
-	}
 }
 
+/*
+ * How many stacks the Ps cache: a racy sum (for the shrinker's count and
+ * tests), so that spawn and exit touch no shared counter.
+ */
 long kgo_stacks_cached(void)
 {
-	return atomic_long_read(&kgo_nstacks_cached);
+	struct kgo_sched *sched = &kgo_sched;
+	long n = 0;
+	int i;
+
+	for (i = 0; i < sched->nprocs; i++)
+		n += READ_ONCE(sched->allp[i]->nstacks);
+	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_stacks_cached);
 
@@ -180,7 +184,6 @@ unsigned long kgo_stack_shrink(unsigned long nr)
 		while (p->nstacks && freed + n < nr)
 			batch[n++] = p->stacks[--p->nstacks];
 		spin_unlock(&p->stack_lock);
-		atomic_long_sub(n, &kgo_nstacks_cached);
 		freed += n;
 		while (n)
 			kgo_stack_free(batch[--n]);

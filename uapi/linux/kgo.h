@@ -347,7 +347,9 @@ struct kgo_proc_stats {
  * @readied_outside: out: goroutines readied from outside any goroutine
  * @latency: out: goroutines by time spent runnable before they ran
  *	     (Go's /sched/latencies): @latency[i] counts [2^i, 2^(i+1)) ns,
- *	     the last bucket everything longer
+ *	     the last bucket everything longer. A sample, as Go's is: one
+ *	     in 8 of each goroutine's runs (the first run of one goroutine
+ *	     in 8), so that the others read no clock
  */
 struct kgo_stats {
 	__u32 size;
