@@ -82,7 +82,6 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_m *m = kgo_g_m();
 	struct kgo_g *g = kgo_newproc(fn, arg, gfp);
-	unsigned long flags;
 	s64 goid;
 
 	if (IS_ERR(g))
@@ -90,12 +89,10 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 	goid = g->goid;	/* g may run and be reused once queued */
 	if (m && m->p) {
 		kgo_runqput(m->p, g, true);
+		kgo_wakep();
 	} else {
-		spin_lock_irqsave(&kgo_sched.lock, flags);
-		kgo_globrunqput(&kgo_sched, g);
-		spin_unlock_irqrestore(&kgo_sched.lock, flags);
+		kgo_put_outside(g);
 	}
-	kgo_wakep();
 	return goid;
 }
 EXPORT_SYMBOL_GPL(kgo_go);
@@ -217,7 +214,6 @@ EXPORT_SYMBOL_GPL(kgo_park);
 int kgo_ready(struct kgo_g *g)
 {
 	struct kgo_m *m = kgo_g_m();
-	unsigned long flags;
 	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
 
 	if (WARN_ONCE(was != KGO_G_WAITING,
@@ -228,13 +224,11 @@ int kgo_ready(struct kgo_g *g)
 	if (m && m->p) {
 		kgo_pstat_inc(m->p, readies);
 		kgo_runqput(m->p, g, true);
+		kgo_wakep();
 	} else {
 		atomic64_inc(&kgo_sched.ext_readies);
-		spin_lock_irqsave(&kgo_sched.lock, flags);
-		kgo_globrunqput(&kgo_sched, g);
-		spin_unlock_irqrestore(&kgo_sched.lock, flags);
+		kgo_put_outside(g);
 	}
-	kgo_wakep();
 	return 0;
 }
 EXPORT_SYMBOL_GPL(kgo_ready);

@@ -67,8 +67,13 @@
  *
  * kgo_go() and kgo_ready() called from a G put the G on the caller's P
  * (runnext). Called from anywhere else, process context or interrupt,
- * they take sched.lock with interrupts off and use the global queue:
- * P-local state is only ever touched by the M that holds the P.
+ * they take sched.lock with interrupts off (kgo_put_outside). With a P
+ * idle, the G goes into that P's runnext and the P to an M: the woken M
+ * finds it there, without a trip through the global queue or a spinning
+ * M. Else the G goes to the global queue and wakep() follows. P-local
+ * state is only ever touched by the M that holds the P, or by whoever
+ * took the P off the idle list, under sched.lock, until it hands the P
+ * to an M.
  *
  * Blocking, preemption, Ps coming and going (block.c, monitor.c, procs.c)
  *
@@ -354,6 +359,40 @@ void kgo_wakep(void)
 	else
 		atomic_dec(&sched->nmspinning);
 	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
+ * kgo_put_outside() - make RUNNABLE @g run, from outside any P
+ * @g: a RUNNABLE G, on no queue
+ *
+ * See "Readiness from anywhere" above. The idle P preferred is this
+ * CPU's, so that a G readied by an interrupt runs where it came.
+ *
+ * Context: any, hardirq included; not on an M that holds a P.
+ */
+void kgo_put_outside(struct kgo_g *g)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_p *p = NULL;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (!sched->stopping && atomic_read(&sched->npidle))
+		p = kgo_pidleget(sched, raw_cpu_read(kgo_cpu_p));
+	if (p) {
+		/*
+		 * Ours until kgo_startm() hands it over: no M holds it. An
+		 * idle P's queue is empty, so this goes to runnext, never on
+		 * to the global queue (which would take sched.lock again).
+		 */
+		kgo_runqput(p, g, true);
+		kgo_startm(p, false);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return;
+	}
+	kgo_globrunqput(sched, g);
+	spin_unlock_irqrestore(&sched->lock, flags);
+	kgo_wakep();
 }
 
 /* Starts up to @n non-spinning Ms on idle Ps, for injected work. */

@@ -100,6 +100,7 @@ void kgo_schedule(struct kgo_m *m);
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
 void kgo_wakep(void);
+void kgo_put_outside(struct kgo_g *g);
 void kgo_startm(struct kgo_p *p, bool spinning);
 
 /* For P handoff, the monitor and P start/stop (block.c, monitor.c, procs.c). */
