@@ -49,8 +49,8 @@
  *      overflow to the global queue) calls kgo_wakep(), which starts a
  *      spinning M on an idle P only if no M is spinning: it CASes
  *      nmspinning from 0 to 1, so two producers never both start one.
- *   2. A spinning M that finds a G stops spinning and calls kgo_wakep()
- *      itself (kgo_resetspinning): if there is more work, the next M
+ *   2. A spinning M that finds a G stops spinning and, if more Gs are
+ *      queued, calls kgo_wakep() itself (kgo_resetspinning): the next M
  *      spins up. Work fans out one M at a time, without a thundering
  *      herd.
  *   3. A spinning M that finds nothing gives its P up, and only then
@@ -61,7 +61,9 @@
  *      "delicate dance".
  *   4. If kgo_wakep() finds no idle P, it sets sched.needspinning; a
  *      non-spinning M about to give up its P sees it under sched.lock
- *      and spins instead.
+ *      and spins instead. While it is set and no P is idle, kgo_wakep()
+ *      returns after three loads: nothing more can be done, and a yield
+ *      or spawn on busy Ps must not take sched.lock to say so again.
  *
  * Readiness from anywhere
  *
