@@ -6,8 +6,9 @@
  *
  *   kgo             kgo_go() from a goroutine, as a Go program spawns
  *                   (runnext, the P's ring, overflow to the global queue)
- *   kgo_ext         kgo_go() from a thread: each G goes to the global
- *                   queue under sched.lock, as a workqueue item would
+ *   kgo_ext         kgo_go() from a thread: each G goes, under
+ *                   sched.lock, to an idle P if there is one, else to
+ *                   the global queue, as a workqueue item would
  *   workqueue       queue_work_on() round the online CPUs, work items
  *                   preallocated
  *   kthread         kthread_create() + wake_up_process() per task, on a
