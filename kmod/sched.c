@@ -70,7 +70,7 @@
  * kgo_go() and kgo_ready() called from a G put the G on the caller's P
  * (runnext). Called from anywhere else, process context or interrupt,
  * they take sched.lock with interrupts off (kgo_put_outside). With a P
- * idle, the G goes into that P's runnext and the P to an M: the woken M
+ * idle, the G goes into that P's queue and the P to an M: the woken M
  * finds it there, without a trip through the global queue or a spinning
  * M. Else the G goes to the global queue and wakep() follows. P-local
  * state is only ever touched by the M that holds the P, or by whoever
@@ -384,10 +384,14 @@ void kgo_put_outside(struct kgo_g *g)
 	if (p) {
 		/*
 		 * Ours until kgo_startm() hands it over: no M holds it. An
-		 * idle P's queue is empty, so this goes to runnext, never on
-		 * to the global queue (which would take sched.lock again).
+		 * idle P's queue is empty, so this never spills to the
+		 * global queue (which would take sched.lock again). The
+		 * ring, not runnext: a G from outside starts a new time
+		 * slice, which the monitor's preemption counts by (a G
+		 * taken from runnext inherits the slice, and the P's old
+		 * schedtick made a spinner be preempted at once).
 		 */
-		kgo_runqput(p, g, true);
+		kgo_runqput(p, g, false);
 		kgo_startm(p, false);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		return;
