@@ -179,9 +179,17 @@ static long long census(char *out, size_t len)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		const char *fn = strstr(line, "for_ns=");
+		/*
+		 * Not counted: waits that a queued partner ends, not a
+		 * cancel: a SPAWN node's WaitGroup, and the second goroutine
+		 * of a PINGPONG or SELECT task blocked on a channel until its
+		 * partner, cancelled but still queued, returns and closes it.
+		 */
 		bool asleep = strstr(line, "status=syscall ") ||
 			      (strstr(line, "status=waiting ") &&
-			       !strstr(line, "waitreason=\"waitgroup\""));
+			       !strstr(line, "waitreason=\"waitgroup\"") &&
+			       !strstr(line, "waitreason=\"chan send\"") &&
+			       !strstr(line, "waitreason=\"chan receive\""));
 
 		n++;
 		if (asleep && fn && strtoull(fn + 7, NULL, 10) > STUCK_NS)
