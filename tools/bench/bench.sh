@@ -30,7 +30,6 @@ esac
 [[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_BENCH_RUNS is a count of runs, not '$runs'"
 
 start=$SECONDS
-mods=$KGO_OUT/build/stock
 out=$KGO_OUT/bench
 vm=$out/vm			# what goes to the VM's /kgo besides kgo.ko
 mkdir -p "$out" "$KGO_OUT/logs"
@@ -39,35 +38,8 @@ mkdir -p "$vm/bench"
 
 "$KGO_TOP/tools/build-all.sh" stock
 
-# kgo_bench.ko, when bench/kmod exists: built like kgo.ko (see
-# build-module.sh), in a copy beside kgo's build so that the same
-# relative include paths work, against kgo's exported symbols.
-build_bench_kmod() {
-	local src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod log
-	local kdir=/lib/modules/$(stock_kver stock)/build
-
-	if [ ! -d "$src" ]; then
-		note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"
-		return
-	fi
-	mkdir -p "$dst"
-	(cd "$src" && find . -type f \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \) \
-		-print0 | tar --null -cf - -T -) | tar -xf - -C "$dst"
-	log=$dst/build.log
-	if ! make -C "$kdir" M="$dst" KBUILD_EXTRA_SYMBOLS="$mods/Module.symvers" \
-		modules >"$log" 2>&1; then
-		cat "$log" >&2
-		die "bench/kmod build against $kdir failed"
-	fi
-	[ -f "$dst/kgo_bench.ko" ] || die "bench/kmod built no kgo_bench.ko"
-	# Same rule as kgo.ko: no compiler, objtool or modpost warning.
-	if grep -E 'warning:|WARNING:' "$log" >&2; then
-		die "bench/kmod: warnings in the build (above)"
-	fi
-	cp "$dst/kgo_bench.ko" "$vm/"
-	note "built kgo_bench.ko"
-}
-build_bench_kmod
+# kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
+"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
 
 # Go's build cache wants a home; CI may have none.
 [ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
