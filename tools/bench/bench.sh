@@ -12,10 +12,14 @@
 #
 # Environment: KGO_BENCH_RUNS (runs of each benchmark, the median is
 # shown; default 5, or 1 with KGO_BENCH_SMOKE=1, which makes every run
-# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s).
+# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s),
+# KGO_BENCH_BASELINE (a results.json or runs.jsonl to compare kgo's
+# figures with; default: the previous run's, of the same kind).
 #
 # Writes: out/bench/runs.jsonl (every run's line), results.json and
-# results.svg (see tools/bench/report); the VM's logs are
+# results.svg (see tools/bench/report), which also keeps the previous
+# results.json as baseline.json (baseline-smoke.json for a smoke run's)
+# and prints kgo's changes against it; the VM's logs are
 # out/logs/bench.{console,results}.log. Exits non-zero if a benchmark
 # failed or the VM did not finish, after reporting what it got.
 set -euo pipefail
@@ -81,7 +85,10 @@ sed -e 's/\r$//' "$KGO_OUT/logs/bench.results.log" 2>/dev/null |
 	sed -n '/^KGO-BEGIN output bench$/,/^KGO-END output bench /p' |
 	grep '^{' >"$out/runs.jsonl" || true
 echo
-"$KGO_TOP/tools/bench/report" -o "$out" "$out/runs.jsonl" || rc=1
+report_args=(-o "$out")
+[ "$smoke" = 1 ] && report_args+=(--smoke)
+[ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
+"$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
 note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
 [ $rc = 0 ] || note "bench: a benchmark or the VM failed: see $console"
 exit $rc
