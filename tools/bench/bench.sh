@@ -14,7 +14,9 @@
 # shown; default 5, or 1 with KGO_BENCH_SMOKE=1, which makes every run
 # tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s),
 # KGO_BENCH_BASELINE (a results.json or runs.jsonl to compare kgo's
-# figures with; default: the previous run's, of the same kind).
+# figures with; default: the previous run's, of the same kind),
+# KGO_BENCH_ICOUNT=1 (QEMU's -icount, one vCPU: see below; results in
+# out/bench-icount/, logs out/logs/bench-icount.*).
 #
 # Writes: out/bench/runs.jsonl (every run's line), results.json and
 # results.svg (see tools/bench/report), which also keeps the previous
@@ -33,8 +35,26 @@ case "$smoke" in
 esac
 [[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_BENCH_RUNS is a count of runs, not '$runs'"
 
+# Under -icount the guest's clock counts the instructions run, 1 ns each
+# (shift=0), and skips idle time (sleep=off): figures that neither the
+# host's speed nor its load change, nearly the same from run to run.
+# QEMU 7.2 hangs the guest's SMP bring-up under -icount (README), so
+# this VM has one vCPU: what needs two (tree_allp's parallelism, steals,
+# cross-CPU wake-ups) is not measured there. -icount needs one TCG thread.
+icount=${KGO_BENCH_ICOUNT:-0}
+name=bench
+case "$icount" in
+0) ;;
+1)
+	name=bench-icount
+	export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1
+	export KGO_VM_TCG_THREAD=single
+	;;
+*) die "KGO_BENCH_ICOUNT is 0 or 1, not '$icount'" ;;
+esac
+
 start=$SECONDS
-out=$KGO_OUT/bench
+out=$KGO_OUT/$name
 vm=$out/vm			# what goes to the VM's /kgo besides kgo.ko
 mkdir -p "$out" "$KGO_OUT/logs"
 rm -rf "$vm"
@@ -65,12 +85,12 @@ cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
 
 # The job's settings travel on the kernel command line (see the job).
 # run.sh's own lines come after the progress, which lags behind them.
-console=$KGO_OUT/logs/bench.console.log
+console=$KGO_OUT/logs/$name.console.log
 rm -f "$console"
 note "bench: booting the stock kernel (console: $console)"
 KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
 	KGO_VM_APPEND="KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
-	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name bench \
+	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name "$name" \
 	2>"$out/run.log" &
 vmpid=$!
 # The job's progress lines from the console, until run.sh is done.
@@ -81,7 +101,7 @@ wait $vmpid || rc=$?
 cat "$out/run.log" >&2
 
 # Every run's line, from the result port's "output bench" section.
-sed -e 's/\r$//' "$KGO_OUT/logs/bench.results.log" 2>/dev/null |
+sed -e 's/\r$//' "$KGO_OUT/logs/$name.results.log" 2>/dev/null |
 	sed -n '/^KGO-BEGIN output bench$/,/^KGO-END output bench /p' |
 	grep '^{' >"$out/runs.jsonl" || true
 echo
@@ -89,6 +109,10 @@ report_args=(-o "$out")
 [ "$smoke" = 1 ] && report_args+=(--smoke)
 [ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
 "$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
-note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
+if [ "$icount" = 1 ]; then
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: times are of the guest's instruction clock; took $((SECONDS - start)) s"
+else
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
+fi
 [ $rc = 0 ] || note "bench: a benchmark or the VM failed: see $console"
 exit $rc

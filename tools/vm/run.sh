@@ -19,7 +19,8 @@
 # "-monitor unix:/tmp/mon,server,nowait" for "info registers -a"),
 # KGO_VM_ICOUNT (QEMU's -icount option, e.g. "shift=0,sleep=off": the
 # guest's clock counts instructions instead of following the host's;
-# single-threaded TCG only; see the README on make bench).
+# single-threaded TCG only; see the README on make bench), KGO_VM_SMP
+# (vCPUs, default 2).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -127,7 +128,8 @@ start=$SECONDS
 boot() {
 	set +e
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu max -smp 2 -m "$mem" \
+		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu max \
+		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
