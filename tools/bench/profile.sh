@@ -19,7 +19,10 @@
 # (kgo_bench.ko's scale=, default 5: a few seconds of the workload),
 # KGO_PROFILE_FREQ (samples a second per CPU, default 1000),
 # KGO_PROFILE_TOP (functions listed, default 25), KGO_VM_TCG_THREAD
-# (default multi, as make bench's figures), KGO_VM_TIMEOUT (600 s).
+# (default multi, as make bench's figures), KGO_VM_TIMEOUT (600 s),
+# KGO_PROFILE_ICOUNT=1 (as KGO_BENCH_ICOUNT=1 make bench: one vCPU under
+# -icount, so that samples fall every N instructions; idle time is
+# skipped).
 #
 # Writes out/profile/NAME.txt (the report, also printed) and keeps
 # out/profile/NAME/{perf.data,kallsyms} for `perf report --kallsyms` or
@@ -59,9 +62,14 @@ ldd "$perf" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
 done
 [ -f "$vm/perf/lib/ld-linux-x86-64.so.2" ] || die "ldd $perf named no ld-linux-x86-64.so.2"
 
-# Like make bench's full runs: both vCPUs at once (see bench.sh).
-export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi}
-note "profile: $name (scale=$scale, $freq Hz, TCG thread=$KGO_VM_TCG_THREAD)"
+# Like make bench's full runs: both vCPUs at once (see bench.sh); or
+# like KGO_BENCH_ICOUNT=1.
+case "${KGO_PROFILE_ICOUNT:-0}" in
+0) export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi} ;;
+1) export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1 KGO_VM_TCG_THREAD=single ;;
+*) die "KGO_PROFILE_ICOUNT is 0 or 1, not '$KGO_PROFILE_ICOUNT'" ;;
+esac
+note "profile: $name (scale=$scale, $freq Hz, TCG thread=$KGO_VM_TCG_THREAD${KGO_VM_ICOUNT:+, icount $KGO_VM_ICOUNT})"
 rc=0
 KGO_VM_EXTRA=$vm \
 	KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${KGO_VM_APPEND:-}" \
