@@ -14,8 +14,8 @@
 # ldd names.
 #
 # Environment: KGO_PROFILE (the workload, kgo_bench.ko's only= name:
-# mem, switch_raw, spawn, yield_pingpong, chan_pingpong, wake_latency,
-# tree_allp, tree_1p; default yield_pingpong), KGO_PROFILE_SCALE
+# spawn, yield_pingpong, chan_pingpong, wake_latency, tree_allp...;
+# default yield_pingpong), KGO_PROFILE_SCALE
 # (kgo_bench.ko's scale=, default 5: a few seconds of the workload),
 # KGO_PROFILE_FREQ (samples a second per CPU, default 1000),
 # KGO_PROFILE_TOP (functions listed, default 25), KGO_VM_TCG_THREAD
@@ -34,7 +34,10 @@ name=${KGO_PROFILE:-yield_pingpong}
 scale=${KGO_PROFILE_SCALE:-5}
 freq=${KGO_PROFILE_FREQ:-1000}
 top=${KGO_PROFILE_TOP:-25}
-[[ "$name" =~ ^[a-z0-9_]+$ ]] || die "KGO_PROFILE is one kgo_bench.ko workload name, not '$name'"
+# The workloads, from kgo_bench.ko's table, so that a typo fails here.
+known=$(sed -n 's/^\t{ "\([a-z0-9_]*\)",.*/\1/p' "$KGO_TOP/bench/kmod/main.c" | paste -sd ' ')
+[[ " $known " == *" $name "* ]] ||
+	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known), not '$name'"
 [[ "$scale" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_PROFILE_SCALE is 1 to 999, not '$scale'"
 [[ "$freq" =~ ^[1-9][0-9]{0,4}$ ]] || die "KGO_PROFILE_FREQ is in Hz, not '$freq'"
 [[ "$top" =~ ^[1-9][0-9]{0,3}$ ]] || die "KGO_PROFILE_TOP is a count, not '$top'"
