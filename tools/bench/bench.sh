@@ -107,6 +107,7 @@ sed -e 's/\r$//' "$KGO_OUT/logs/$name.results.log" 2>/dev/null |
 echo
 report_args=(-o "$out")
 [ "$smoke" = 1 ] && report_args+=(--smoke)
+[ "$icount" = 1 ] && report_args+=(--icount)
 [ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
 "$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
 if [ "$icount" = 1 ]; then
