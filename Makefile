@@ -8,6 +8,9 @@
 #   make bench        boot the stock kernel once: kgo against workqueues,
 #                     kthreads, Go and io_uring; a table, out/bench/*.json,
 #                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny)
+#   make profile      perf in the stock kernel's VM while kgo_bench.ko runs
+#                     one workload (KGO_PROFILE=yield_pingpong): the top
+#                     functions, out/profile/NAME.txt
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
 #   make tools        tools/kgoctl/kgoctl and the selftest binaries
@@ -57,6 +60,9 @@ check-harness:
 bench:
 	@tools/bench/bench.sh
 
+profile:
+	@tools/bench/profile.sh
+
 # Not kbuild's clean: for an external module it deletes every *.mod (and
 # *.o, *.s...) below M, and bench/go/go.mod is a tracked file. Kbuild's
 # outputs are all in kmod/ and at the top.
@@ -71,4 +77,4 @@ clean:
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install sparse tools style demo check check-harness bench clean
+.PHONY: all kdir-exists modules install sparse tools style demo check check-harness bench profile clean

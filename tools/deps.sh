@@ -13,6 +13,7 @@ pkgs=(
 	"linux-image-$KGO_KVER_612-unsigned" "linux-headers-$KGO_KVER_612"
 	linux-source-6.1				# the debug kernel, kselftest headers
 	golang-go liburing-dev python3			# make bench: its peers, its report
+	linux-perf					# make profile
 )
 
 missing=()

@@ -12,10 +12,16 @@
 #
 # Environment: KGO_BENCH_RUNS (runs of each benchmark, the median is
 # shown; default 5, or 1 with KGO_BENCH_SMOKE=1, which makes every run
-# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s).
+# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s),
+# KGO_BENCH_BASELINE (a results.json or runs.jsonl to compare kgo's
+# figures with; default: the previous run's, of the same kind),
+# KGO_BENCH_ICOUNT=1 (QEMU's -icount, one vCPU: see below; results in
+# out/bench-icount/, logs out/logs/bench-icount.*).
 #
 # Writes: out/bench/runs.jsonl (every run's line), results.json and
-# results.svg (see tools/bench/report); the VM's logs are
+# results.svg (see tools/bench/report), which also keeps the previous
+# results.json as baseline.json (baseline-smoke.json for a smoke run's)
+# and prints kgo's changes against it; the VM's logs are
 # out/logs/bench.{console,results}.log. Exits non-zero if a benchmark
 # failed or the VM did not finish, after reporting what it got.
 set -euo pipefail
@@ -29,9 +35,26 @@ case "$smoke" in
 esac
 [[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_BENCH_RUNS is a count of runs, not '$runs'"
 
+# Under -icount the guest's clock counts the instructions run, 1 ns each
+# (shift=0), and skips idle time (sleep=off): figures that neither the
+# host's speed nor its load change, nearly the same from run to run.
+# QEMU 7.2 hangs the guest's SMP bring-up under -icount (README), so
+# this VM has one vCPU: what needs two (tree_allp's parallelism, steals,
+# cross-CPU wake-ups) is not measured there. -icount needs one TCG thread.
+icount=${KGO_BENCH_ICOUNT:-0}
+name=bench
+case "$icount" in
+0) ;;
+1)
+	name=bench-icount
+	export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1
+	export KGO_VM_TCG_THREAD=single
+	;;
+*) die "KGO_BENCH_ICOUNT is 0 or 1, not '$icount'" ;;
+esac
+
 start=$SECONDS
-mods=$KGO_OUT/build/stock
-out=$KGO_OUT/bench
+out=$KGO_OUT/$name
 vm=$out/vm			# what goes to the VM's /kgo besides kgo.ko
 mkdir -p "$out" "$KGO_OUT/logs"
 rm -rf "$vm"
@@ -39,35 +62,8 @@ mkdir -p "$vm/bench"
 
 "$KGO_TOP/tools/build-all.sh" stock
 
-# kgo_bench.ko, when bench/kmod exists: built like kgo.ko (see
-# build-module.sh), in a copy beside kgo's build so that the same
-# relative include paths work, against kgo's exported symbols.
-build_bench_kmod() {
-	local src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod log
-	local kdir=/lib/modules/$(stock_kver stock)/build
-
-	if [ ! -d "$src" ]; then
-		note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"
-		return
-	fi
-	mkdir -p "$dst"
-	(cd "$src" && find . -type f \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \) \
-		-print0 | tar --null -cf - -T -) | tar -xf - -C "$dst"
-	log=$dst/build.log
-	if ! make -C "$kdir" M="$dst" KBUILD_EXTRA_SYMBOLS="$mods/Module.symvers" \
-		modules >"$log" 2>&1; then
-		cat "$log" >&2
-		die "bench/kmod build against $kdir failed"
-	fi
-	[ -f "$dst/kgo_bench.ko" ] || die "bench/kmod built no kgo_bench.ko"
-	# Same rule as kgo.ko: no compiler, objtool or modpost warning.
-	if grep -E 'warning:|WARNING:' "$log" >&2; then
-		die "bench/kmod: warnings in the build (above)"
-	fi
-	cp "$dst/kgo_bench.ko" "$vm/"
-	note "built kgo_bench.ko"
-}
-build_bench_kmod
+# kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
+"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
 
 # Go's build cache wants a home; CI may have none.
 [ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
@@ -89,12 +85,12 @@ cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
 
 # The job's settings travel on the kernel command line (see the job).
 # run.sh's own lines come after the progress, which lags behind them.
-console=$KGO_OUT/logs/bench.console.log
+console=$KGO_OUT/logs/$name.console.log
 rm -f "$console"
 note "bench: booting the stock kernel (console: $console)"
 KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
 	KGO_VM_APPEND="KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
-	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name bench \
+	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name "$name" \
 	2>"$out/run.log" &
 vmpid=$!
 # The job's progress lines from the console, until run.sh is done.
@@ -105,11 +101,19 @@ wait $vmpid || rc=$?
 cat "$out/run.log" >&2
 
 # Every run's line, from the result port's "output bench" section.
-sed -e 's/\r$//' "$KGO_OUT/logs/bench.results.log" 2>/dev/null |
+sed -e 's/\r$//' "$KGO_OUT/logs/$name.results.log" 2>/dev/null |
 	sed -n '/^KGO-BEGIN output bench$/,/^KGO-END output bench /p' |
 	grep '^{' >"$out/runs.jsonl" || true
 echo
-"$KGO_TOP/tools/bench/report" -o "$out" "$out/runs.jsonl" || rc=1
-note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
+report_args=(-o "$out")
+[ "$smoke" = 1 ] && report_args+=(--smoke)
+[ "$icount" = 1 ] && report_args+=(--icount)
+[ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
+"$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
+if [ "$icount" = 1 ]; then
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: times are of the guest's instruction clock; took $((SECONDS - start)) s"
+else
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
+fi
 [ $rc = 0 ] || note "bench: a benchmark or the VM failed: see $console"
 exit $rc

@@ -16,7 +16,11 @@
 # KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
 # directory whose files go to the VM's /kgo too: make bench's),
 # KGO_VM_QEMU (extra QEMU arguments, for a person debugging a hang: say
-# "-monitor unix:/tmp/mon,server,nowait" for "info registers -a").
+# "-monitor unix:/tmp/mon,server,nowait" for "info registers -a"),
+# KGO_VM_ICOUNT (QEMU's -icount option, e.g. "shift=0,sleep=off": the
+# guest's clock counts instructions instead of following the host's;
+# single-threaded TCG only; see the README on make bench), KGO_VM_SMP
+# (vCPUs, default 2).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -101,6 +105,15 @@ trap 'rm -rf "$root" "$root.cpio.gz"' EXIT
 # KGO_VM_TCG_THREAD=multi brings back parallel vCPUs (make bench).
 tcg_thread=${KGO_VM_TCG_THREAD:-single}
 
+# -icount: virtual time from the number of instructions run, not from
+# the host's clock, so that timings do not depend on the host's load.
+icount=()
+if [ -n "${KGO_VM_ICOUNT:-}" ]; then
+	[ "$tcg_thread" = single ] ||
+		die "KGO_VM_ICOUNT: QEMU's -icount needs KGO_VM_TCG_THREAD=single"
+	icount=(-icount "$KGO_VM_ICOUNT")
+fi
+
 # One VM at a time on this machine: two would share its cores and make
 # each other's timing tests lie. Waits for the other to finish.
 mkdir -p "$KGO_CACHE"
@@ -110,12 +123,13 @@ if ! flock -n 9; then
 	flock 9
 fi
 
-note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread; console: $console)"
+note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread${icount[1]:+, icount $KGO_VM_ICOUNT}; console: $console)"
 start=$SECONDS
 boot() {
 	set +e
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread="$tcg_thread" -cpu max -smp 2 -m "$mem" \
+		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu max \
+		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
 		-display none -monitor none -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
