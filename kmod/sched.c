@@ -70,9 +70,11 @@
  * kgo_go() and kgo_ready() called from a G put the G on the caller's P
  * (runnext). Called from anywhere else, process context or interrupt,
  * they take sched.lock with interrupts off (kgo_put_outside). With a P
- * idle, the G goes into that P's queue and the P to an M: the woken M
- * finds it there, without a trip through the global queue or a spinning
- * M. Else the G goes to the global queue and wakep() follows. P-local
+ * idle and an M of its CPU parked, the G goes into that P's queue and
+ * the P to that M: the woken M finds it there, without a trip through
+ * the global queue or a spinning M. Else the G goes to the global queue,
+ * where every P looks, and wakep() follows: a P whose M must first be
+ * created, or come back from the kernel, is no place to leave it. P-local
  * state is only ever touched by the M that holds the P, or by whoever
  * took the P off the idle list, under sched.lock, until it hands the P
  * to an M.
@@ -217,6 +219,26 @@ struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p)
 	if (READ_ONCE(p->status) != KGO_P_IDLE)
 		return NULL;
 	return kgo_pidleget(sched, p);
+}
+
+/*
+ * An idle P with an M of its CPU parked, @prefer if it qualifies, else
+ * the list's head if it does; NULL otherwise. For a G handed to the P
+ * itself: with no M parked, kgo_startm() would leave the P (and the G
+ * on it) waiting for an M to be created, or, at max_ms_per_cpu, for one
+ * to come back from the kernel, while busy Ps steal only once their own
+ * queues run dry. Such a G belongs on the global queue, where every P
+ * looks. Context: sched->lock held.
+ */
+static struct kgo_p *kgo_pidleget_parked_m(struct kgo_sched *sched,
+					   struct kgo_p *prefer)
+{
+	lockdep_assert_held(&sched->lock);
+	if (prefer && READ_ONCE(prefer->status) == KGO_P_IDLE && prefer->nmidle)
+		return kgo_pidleget(sched, prefer);
+	if (sched->pidle && sched->pidle->nmidle)
+		return kgo_pidleget(sched, sched->pidle);
+	return NULL;
 }
 
 /* As kgo_pidleget(), for a P that will spin: no P sets needspinning. */
@@ -380,7 +402,7 @@ void kgo_put_outside(struct kgo_g *g)
 
 	spin_lock_irqsave(&sched->lock, flags);
 	if (!sched->stopping && atomic_read(&sched->npidle))
-		p = kgo_pidleget(sched, raw_cpu_read(kgo_cpu_p));
+		p = kgo_pidleget_parked_m(sched, raw_cpu_read(kgo_cpu_p));
 	if (p) {
 		/*
 		 * Ours until kgo_startm() hands it over: no M holds it. An
