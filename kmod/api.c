@@ -24,7 +24,8 @@
 
 /*
  * The M running the calling G, or NULL outside a G. The M may hold no P
- * (block.c): callers that would use the P check m->p.
+ * (block.c, hog.c): callers that would use the P take it with
+ * kgo_g_p_get().
  */
 static struct kgo_m *kgo_g_m(void)
 {
@@ -41,9 +42,9 @@ static struct kgo_m *kgo_g_m(void)
  * m->req. Returns when some M switches back to the G; that M set
  * current->stack to our stack before it did. @m is stale afterwards.
  */
-static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
+static void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
 {
-	local_irq_disable();
+	lockdep_assert_irqs_disabled();
 	current->stack = m->own_stack;
 	kgo_switch(&g->sp, &m->g0_sp);
 	/*
@@ -53,19 +54,33 @@ static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
 	local_irq_enable();
 }
 
+static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
+{
+	local_irq_disable();
+	kgo_switch_to_m_irqsoff(m, g);
+}
+
 static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
 {
+	kgo_switch_check(m, "exit");
 	/*
 	 * Exit on a P: its counters, free list and stack cache take the
-	 * G. An M whose P was handed off queues the G first.
+	 * G. An M whose P was handed off queues the G first. Interrupts
+	 * off from the check to the switch: a preemption in between could
+	 * lose the P again (hog.c).
 	 */
-	if (!m->p) {
-		kgo_exitsyscall_park(m);
-		m = kgo_g_m();
+	for (;;) {
+		local_irq_disable();
+		if (m->p)
+			break;
+		local_irq_enable();
+		if (!kgo_reacquire_home(m)) {
+			kgo_exitsyscall_park(m);
+			m = kgo_g_m();
+		}
 	}
-	kgo_switch_check(m, "exit");
 	m->req = KGO_REQ_EXIT;
-	kgo_switch_to_m(m, g);
+	kgo_switch_to_m_irqsoff(m, g);
 	/* A dead G is never switched back to: scheduler state is corrupt. */
 	BUG();
 }
@@ -82,14 +97,17 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_m *m = kgo_g_m();
 	struct kgo_g *g = kgo_newproc(fn, arg, gfp);
+	struct kgo_p *p;
 	s64 goid;
 
 	if (IS_ERR(g))
 		return PTR_ERR(g);
 	goid = g->goid;	/* g may run and be reused once queued */
-	if (m && m->p) {
-		kgo_runqput(m->p, g, true);
+	p = m ? kgo_g_p_get(m) : NULL;
+	if (p) {
+		kgo_runqput(p, g, true);
 		kgo_wakep();
+		kgo_g_p_put();
 	} else {
 		kgo_put_outside(g);
 	}
@@ -137,8 +155,11 @@ void kgo_preempt_point(void)
 		cond_resched();
 		return;
 	}
-	/* Its P was handed off while it blocked: time to queue it. */
-	if (!m->p) {
+	/*
+	 * Its P was handed off while it blocked, or taken while it ran on
+	 * (hog.c): take it back if it went idle, else queue the G.
+	 */
+	if (!READ_ONCE(m->p) && !kgo_reacquire_home(m)) {
 		kgo_exitsyscall_park(m);
 		return;
 	}
@@ -215,16 +236,19 @@ int kgo_ready(struct kgo_g *g)
 {
 	struct kgo_m *m = kgo_g_m();
 	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
+	struct kgo_p *p;
 
 	if (WARN_ONCE(was != KGO_G_WAITING,
 		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
 		return -EINVAL;
 	kgo_g_stamp_runnable(g);
-	trace_kgo_g_ready(g->goid, m && m->p ? m->p->id : -1);
-	if (m && m->p) {
-		kgo_pstat_inc(m->p, readies);
-		kgo_runqput(m->p, g, true);
+	p = m ? kgo_g_p_get(m) : NULL;
+	trace_kgo_g_ready(g->goid, p ? p->id : -1);
+	if (p) {
+		kgo_pstat_inc(p, readies);
+		kgo_runqput(p, g, true);
 		kgo_wakep();
+		kgo_g_p_put();
 	} else {
 		atomic64_inc(&kgo_sched.ext_readies);
 		kgo_put_outside(g);

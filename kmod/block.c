@@ -212,12 +212,14 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 void kgo_block_begin(void)
 {
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
-	struct kgo_p *p = m ? m->p : NULL;
+	struct kgo_p *p = m && m->curg ? kgo_g_p_get(m) : NULL;
 
-	if (!m || !m->curg || !p)
+	if (!p)
 		return;
-	if (WARN_ONCE(m->blocking, "kgo: %s() nested\n", __func__))
+	if (WARN_ONCE(m->blocking, "kgo: %s() nested\n", __func__)) {
+		kgo_g_p_put();
 		return;
+	}
 	/*
 	 * First: a preemption from here on must not give the P back. Our
 	 * own notifiers read it, on this task: a compiler barrier orders.
@@ -227,6 +229,7 @@ void kgo_block_begin(void)
 	kgo_entersyscall(m);
 	/* If this fails (the M cap), the monitor tries again later. */
 	kgo_retake(m->sched, p, ktime_get_mono_fast_ns(), 0);
+	kgo_g_p_put();
 }
 EXPORT_SYMBOL_GPL(kgo_block_begin);
 

@@ -84,6 +84,7 @@ static const struct {
 	KGO_PSTAT(spinning),
 	KGO_PSTAT(preempts),
 	KGO_PSTAT(handoffs),
+	KGO_PSTAT(hog_reliefs),
 };
 
 static u64 kgo_debugfs_pstat(const struct kgo_p *p, unsigned int i)

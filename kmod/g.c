@@ -80,13 +80,13 @@ static struct kgo_g *kgo_gfree_global_take(struct kgo_sched *sched,
 }
 
 /**
- * kgo_g_alloc() - a G for a new goroutine, reused if possible
- * @p: the caller's P when called on an M holding it, else NULL
- * @gfp: for a fresh allocation
+ * kgo_g_reuse() - a dead G for a new goroutine, if one is free
+ * @p: the caller's P, pinned (kgo_g_p_get()), or NULL
  *
- * Return: an IDLE G with its scheduling fields cleared, or NULL.
+ * Never sleeps. Return: an IDLE G with its scheduling fields cleared,
+ * or NULL.
  */
-struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
+struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_g *g = NULL;
@@ -111,8 +111,22 @@ struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp)
 	if (g) {
 		WARN_ON_ONCE(kgo_g_status(g) != KGO_G_DEAD || g->stack);
 		memset(g, 0, KGO_G_CLEAR_SIZE);
-		return g;
 	}
+	return g;
+}
+
+/**
+ * kgo_g_alloc() - a new G for a new goroutine
+ * @gfp: for the allocation
+ *
+ * Context: may sleep if @gfp allows. Return: an IDLE G, or NULL.
+ */
+struct kgo_g *kgo_g_alloc(gfp_t gfp)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_g *g;
+
 	/* Never the OOM killer for a goroutine: the caller gets -ENOMEM. */
 	g = kmem_cache_zalloc(kgo_g_cache, gfp | __GFP_NORETRY | __GFP_NOWARN);
 	if (g) {

@@ -89,7 +89,7 @@ struct kgo_g {
 	struct list_head allg_node;
 };
 
-/* kgo_g_alloc() clears a reused G up to here. */
+/* kgo_g_reuse() clears a reused G up to here. */
 #define KGO_G_CLEAR_SIZE	offsetof(struct kgo_g, allg_node)
 
 /* A singly linked queue of Gs through schedlink (Go's gQueue). */
@@ -158,7 +158,8 @@ static inline void kgo_g_cas_status(struct kgo_g *g, enum kgo_gstatus old,
 
 int kgo_g_init(void);
 void kgo_g_exit(void);
-struct kgo_g *kgo_g_alloc(struct kgo_p *p, gfp_t gfp);
+struct kgo_g *kgo_g_reuse(struct kgo_p *p);
+struct kgo_g *kgo_g_alloc(gfp_t gfp);
 void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
 void kgo_g_drain_free(struct kgo_p *p);
 

@@ -127,11 +127,12 @@ static void kgo_m_forget(struct kgo_m *m)
  * @home: the P of the CPU it is bound to
  * @p: the P it starts holding (always @home), or NULL to start idle
  * @spinning: it starts spinning (counted in nmspinning already)
+ * @relief: @p is held by a hog, which the M is to relieve (hog.c)
  *
  * Context: process, may sleep; not under sched->lock.
  * Return: 0 or -errno.
  */
-int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning)
+int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief)
 {
 	struct kgo_sched *sched = home->sched;
 	struct task_struct *task;
@@ -163,6 +164,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning)
 	home->mcount++;
 	m->nextp = p;
 	m->nextp_spinning = spinning;
+	m->nextp_relief = relief;
 	m->woken = true;
 	spin_unlock_irqrestore(&sched->lock, flags);
 

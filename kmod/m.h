@@ -54,16 +54,45 @@ struct kgo_m {
 	struct list_head all_node;	/* L: on sched->allm */
 	struct kgo_p *nextp;		/* L: P handed over by kgo_startm() */
 	bool nextp_spinning;		/* L */
+	bool nextp_relief;		/* L: nextp is still a hog's (hog.c) */
 	bool woken;			/* L: a wake-up is pending */
 	u64 idle_since;			/* L: when it went on midle */
 	struct rcu_head rcu;		/* freed after readers (debugfs.c) */
 };
 
+/**
+ * kgo_g_p_get() - the P of the calling G's M, pinned
+ * @m: the M running the calling G
+ *
+ * A G may lose its P whenever it can be switched out: asleep in the
+ * kernel (block.c) or preempted by the kernel's scheduler (hog.c). So
+ * a G reads m->p only here, and uses the P only until kgo_g_p_put(),
+ * with preemption off and without sleeping in between. The M's own
+ * loop, which runs with no G, is not bound by this.
+ *
+ * Return: the P, pinned; or NULL, not pinned, if the M holds none.
+ */
+static inline struct kgo_p *kgo_g_p_get(struct kgo_m *m)
+{
+	struct kgo_p *p;
+
+	preempt_disable();
+	p = READ_ONCE(m->p);
+	if (!p)
+		preempt_enable();
+	return p;
+}
+
+static inline void kgo_g_p_put(void)
+{
+	preempt_enable();
+}
+
 /* The M running the caller, or NULL when the caller is not on an M. */
 struct kgo_m *kgo_this_m(void);
 void kgo_m_ran_here(struct kgo_m *m);
 
-int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning);
+int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief);
 void kgo_m_park(struct kgo_m *m);
 void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning);
 int kgo_m_init(void);

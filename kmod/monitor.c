@@ -9,7 +9,9 @@
  *    slice_ms has its running G marked: the G yields at its next kgo
  *    call (kgo_preempt_point(), a blocking channel operation, ...).
  *    kgo cannot stop a G between two kgo calls, as Go 1.14+ can with a
- *    signal: a G that never calls kgo runs to its end.
+ *    signal. If the G is still in that slice one slice later, and Gs
+ *    wait, another M takes its P, and the kernel shares the CPU
+ *    between the two Ms (hog.c).
  *  - with CONFIG_PREEMPT_NOTIFIERS off, nothing marks a blocked M
  *    (block.c); a P whose M sleeps with Gs queued gets a spinning M
  *    woken to steal them.
@@ -31,9 +33,11 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "block.h"
 #include "g.h"
+#include "hog.h"
 #include "m.h"
 #include "monitor.h"
 #include "proc.h"
@@ -82,7 +86,16 @@ int kgo_monitor_check_params(void)
 	return 0;
 }
 
-/* Marks the G running on @p if it has had the same slice too long. */
+unsigned int kgo_slice_ms(void)
+{
+	return slice_ms;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_slice_ms);
+
+/*
+ * Marks the G running on @p if it has had the same slice too long; a
+ * slice later, if it still has, has its P taken (hog.c).
+ */
 static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 {
 	u32 tick = READ_ONCE(p->schedtick);
@@ -109,10 +122,16 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	 */
 	m = READ_ONCE(p->m);
 	g = m ? READ_ONCE(m->curg) : NULL;
-	if (!g || READ_ONCE(g->preempt))
+	if (!g)
 		return false;
-	WRITE_ONCE(g->preempt, true);
-	return true;
+	if (!READ_ONCE(g->preempt)) {
+		WRITE_ONCE(g->preempt, true);
+		return true;
+	}
+	/* Marked a slice ago, and no kgo call since: a hog. */
+	if (now < p->mon_schedwhen + 2ULL * slice_ms * NSEC_PER_MSEC)
+		return false;
+	return kgo_hog_relieve(p->sched, p, tick);
 }
 
 /* Without a notifier: call thieves to a P whose M sleeps with Gs queued. */

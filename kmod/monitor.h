@@ -6,6 +6,7 @@
 extern unsigned int kgo_max_ms;
 
 int kgo_monitor_check_params(void);
+unsigned int kgo_slice_ms(void);
 int kgo_monitor_init(void);
 void kgo_monitor_exit(void);
 void kgo_monitor_kick(void);

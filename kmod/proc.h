@@ -48,6 +48,7 @@ struct kgo_pstats {
 	u64 spinning;		/* an M became spinning on this P */
 	u64 preempts;		/* Gs preempted at a kgo call after their slice */
 	u64 handoffs;		/* taken from an M blocked in the kernel */
+	u64 hog_reliefs;	/* taken from an M whose G ran two slices (hog.c) */
 	/* Gs by time runnable before running: [2^i, 2^(i+1)) ns. */
 	u64 latency[32];
 } ____cacheline_aligned_in_smp;
@@ -84,7 +85,10 @@ struct kgo_p {
 	unsigned int mtransit;		/* L: ... between giving this P up and parking */
 	bool wantm;			/* L: waiting for an M, see kgo_startm() */
 	bool wantm_spinning;		/* L: ... which starts spinning */
-	struct work_struct newm_work;	/* creates an M for wantm */
+	bool wantrelief;		/* L: an M is being created for relief (hog.c) */
+	bool relief_pending;		/* L: a relief M is on its way (hog.c) */
+	u32 relief_tick;		/* L: ... for the slice with this schedtick */
+	struct work_struct newm_work;	/* creates an M for wantm or wantrelief */
 
 	struct kgo_m *m;		/* O (L when changing hands) */
 	u32 schedtick;			/* O */

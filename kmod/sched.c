@@ -129,6 +129,7 @@
 #include "check.h"
 #include "g.h"
 #include "gtime.h"
+#include "hog.h"
 #include "memcg.h"
 #include "m.h"
 #include "monitor.h"
@@ -303,33 +304,50 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 	}
 }
 
-/* Creates an M for a P that kgo_startm() could not find one for. */
+/*
+ * Creates an M for a P that kgo_startm() could not find one for, or to
+ * relieve the P of a hog (hog.c). The two never wait at once for long:
+ * wantm is for a P that no M holds, so a relief asked while the P was
+ * still held is void by then.
+ */
 static void kgo_newm_workfn(struct work_struct *work)
 {
 	struct kgo_p *p = container_of(work, struct kgo_p, newm_work);
 	struct kgo_sched *sched = p->sched;
+	bool spinning = false, relief = false;
 	unsigned long flags;
-	bool spinning;
 	int ret;
 
 	spin_lock_irqsave(&sched->lock, flags);
-	if (!p->wantm) {	/* an M of this CPU took it meanwhile */
+	if (p->wantm) {
+		p->wantm = false;
+		spinning = p->wantm_spinning;
+		if (p->wantrelief) {
+			p->wantrelief = false;
+			p->relief_pending = false;
+		}
+	} else if (p->wantrelief) {
+		p->wantrelief = false;
+		relief = true;
+	} else {	/* an M of this CPU took it meanwhile */
 		spin_unlock_irqrestore(&sched->lock, flags);
 		return;
 	}
-	p->wantm = false;
-	spinning = p->wantm_spinning;
 	spin_unlock_irqrestore(&sched->lock, flags);
 
-	ret = kgo_m_create(p, p, spinning);
+	ret = kgo_m_create(p, p, spinning, relief);
 	if (!ret)
 		return;
 	/* No M for now: undo, and leave the work to the other Ps. */
 	pr_warn_ratelimited("cannot start an M on CPU %d: %d\n", p->cpu, ret);
 	spin_lock_irqsave(&sched->lock, flags);
-	if (spinning)
-		atomic_dec(&sched->nmspinning);
-	kgo_pidleput(sched, p);
+	if (relief) {
+		p->relief_pending = false;	/* the monitor may ask again */
+	} else {
+		if (spinning)
+			atomic_dec(&sched->nmspinning);
+		kgo_pidleput(sched, p);
+	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -655,29 +673,45 @@ static struct kgo_p *kgo_releasep(struct kgo_m *m)
 	return p;
 }
 
+enum kgo_nextp {
+	KGO_NEXTP_EXIT,		/* none: the M is to exit */
+	KGO_NEXTP_NONE,		/* a relief came to nothing: park again */
+	KGO_NEXTP_TAKEN,	/* the M holds the P */
+};
+
 /*
- * Takes the P that kgo_m_wake() or kgo_m_create() handed over. Returns
- * false if there is none: the M is to exit.
+ * Takes the P that kgo_m_wake() or kgo_m_create() handed over, or, for
+ * a relief, takes it from its hog. On KGO_NEXTP_NONE the M is counted
+ * in its home's mtransit, for kgo_stopm().
  */
-static bool kgo_take_nextp(struct kgo_m *m)
+static enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 {
 	struct kgo_sched *sched = m->sched;
+	bool spinning, relief, taken;
 	unsigned long flags;
 	struct kgo_p *p;
-	bool spinning;
 
 	spin_lock_irqsave(&sched->lock, flags);
 	p = m->nextp;
 	spinning = m->nextp_spinning;
+	relief = m->nextp_relief;
 	m->nextp = NULL;
+	m->nextp_relief = false;
+	if (p && relief) {
+		taken = kgo_hog_takeover(m, p);
+		if (!taken)
+			m->home->mtransit++;	/* until kgo_stopm() */
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return taken ? KGO_NEXTP_TAKEN : KGO_NEXTP_NONE;
+	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 	if (!p)
-		return false;
+		return KGO_NEXTP_EXIT;
 	kgo_acquirep(m, p);
 	kgo_pstat_inc(p, mwakes);
 	if (spinning)
 		m->spinning = true;	/* already counted by the waker */
-	return true;
+	return KGO_NEXTP_TAKEN;
 }
 
 /*
@@ -692,6 +726,7 @@ static bool kgo_stopm(struct kgo_m *m)
 	unsigned long flags;
 	bool spinning;
 
+again:
 	spin_lock_irqsave(&sched->lock, flags);
 	WARN_ON_ONCE(!home->mtransit);
 	home->mtransit--;
@@ -713,7 +748,14 @@ static bool kgo_stopm(struct kgo_m *m)
 	spin_unlock_irqrestore(&sched->lock, flags);
 
 	kgo_m_park(m);
-	return kgo_take_nextp(m);
+	switch (kgo_take_nextp(m)) {
+	case KGO_NEXTP_TAKEN:
+		return true;
+	case KGO_NEXTP_NONE:
+		goto again;
+	default:
+		return false;
+	}
 acquire:
 	kgo_acquirep(m, p);
 	kgo_pstat_inc(p, mwakes);
@@ -1027,11 +1069,15 @@ resume:
 	 */
 	WRITE_ONCE(g->m, m);
 	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
-	m->curg = g;
 	m->req = KGO_REQ_NONE;
 
-	/* Interrupts off across the swap of %rsp and current->stack. */
+	/*
+	 * Interrupts off across the swap of %rsp and current->stack, and
+	 * around curg's changes: curg is set exactly while the M is in G
+	 * code, which a relief (hog.c) relies on.
+	 */
 	local_irq_disable();
+	m->curg = g;
 	kgo_m_ran_here(m);
 	current->stack = g->stack;
 	kgo_switch(&m->g0_sp, &g->sp);
@@ -1137,8 +1183,16 @@ void kgo_schedule(struct kgo_m *m)
 	struct kgo_g *g;
 	bool inherit;
 
-	if (!kgo_take_nextp(m))	/* the P kgo_m_create() gave it */
+	switch (kgo_take_nextp(m)) {	/* the P kgo_m_create() gave it */
+	case KGO_NEXTP_TAKEN:
+		break;
+	case KGO_NEXTP_NONE:
+		if (kgo_stopm(m))
+			break;
 		return;
+	default:
+		return;
+	}
 	kgo_switch_baseline(m);
 	for (;;) {
 		/*
@@ -1184,25 +1238,34 @@ static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
  * @arg: its argument
  * @gfp: for the G's struct
  *
- * Context: any. From a G the G comes from the P's free list.
+ * Context: any. From a G the G comes from the P's free list. The P is
+ * taken twice (kgo_g_p_get()): a fresh allocation may sleep, and the
+ * G may then come back to no P, or to another.
  * Return: the G, or an ERR_PTR.
  */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
-	struct kgo_p *p = m && m->curg ? m->p : NULL;
+	bool from_g = m && m->curg;
 	struct mem_cgroup *memcg, *old;
+	struct kgo_p *p;
 	struct kgo_g *g;
 
 	if (READ_ONCE(sched->stopping))
 		return ERR_PTR(-ESHUTDOWN);
 	if (!kgo_budget_spawn())
 		return ERR_PTR(-ENOMEM);
-	memcg = kgo_memcg_spawner(p ? m->curg->memcg : NULL, p);
-	old = set_active_memcg(memcg);
-	g = kgo_g_alloc(p, gfp | __GFP_ACCOUNT);
-	set_active_memcg(old);
+	memcg = kgo_memcg_spawner(from_g ? m->curg->memcg : NULL, from_g);
+	p = from_g ? kgo_g_p_get(m) : NULL;
+	g = kgo_g_reuse(p);
+	if (p)
+		kgo_g_p_put();
+	if (!g) {
+		old = set_active_memcg(memcg);
+		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
+		set_active_memcg(old);
+	}
 	if (!g) {
 		mem_cgroup_put(memcg);
 		kgo_budget_unspawn();
@@ -1211,13 +1274,17 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 	g->memcg = memcg;
 	g->fn = fn;
 	g->arg = arg;
+	p = from_g ? kgo_g_p_get(m) : NULL;
 	g->goid = kgo_goid_next(sched, p);
-	atomic64_inc(&sched->galive);
-	if (p)
+	if (p) {
 		kgo_pstat_inc(p, gcreated);
-	else
+		trace_kgo_g_create(g->goid, p->id);
+		kgo_g_p_put();
+	} else {
 		atomic64_inc(&sched->ext_created);
-	trace_kgo_g_create(g->goid, p ? p->id : -1);
+		trace_kgo_g_create(g->goid, -1);
+	}
+	atomic64_inc(&sched->galive);
 	kgo_g_stamp_new(g);
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
@@ -1239,14 +1306,17 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
-	struct kgo_p *p = m && m->curg ? m->p : NULL;
+	struct kgo_p *p = m && m->curg ? kgo_g_p_get(m) : NULL;
 	struct kgo_gqueue glob = {};
 	unsigned long flags;
 	struct kgo_g *g;
 	u32 npidle, nglob;
 
-	if (!n)
+	if (!n) {
+		if (p)
+			kgo_g_p_put();
 		return;
+	}
 	if (!p) {
 		spin_lock_irqsave(&sched->lock, flags);
 		kgo_globrunqputbatch(sched, q, n);
@@ -1265,6 +1335,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	}
 	while ((g = kgo_gqueue_pop(q)))
 		kgo_runqput(p, g, false);
+	kgo_g_p_put();
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_injectglist);
 

@@ -167,6 +167,25 @@ TRACE_EVENT(kgo_handoff,
 );
 
 /*
+ * P @p was taken from M @mid, whose goroutine @goid had run @ran_ns in
+ * one slice without a kgo call (hog.c); counted as for kgo_preempt.
+ */
+TRACE_EVENT(kgo_hog_relief,
+	    TP_PROTO(int p, u64 mid, u64 goid, u64 ran_ns),
+	    TP_ARGS(p, mid, goid, ran_ns),
+	    TP_STRUCT__entry(__field(u64, mid)
+			     __field(u64, goid)
+			     __field(u64, ran_ns)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->mid = mid;
+			   __entry->goid = goid;
+			   __entry->ran_ns = ran_ns;
+			   __entry->p = p;),
+	    TP_printk("p=%d mid=%llu goid=%llu ran_ns=%llu",
+		      __entry->p, __entry->mid, __entry->goid, __entry->ran_ns)
+);
+
+/*
  * Goroutine @goid was preempted on @p at a kgo call after @ran_ns in one
  * slice, counted from the monitor's first sight of that slice: short by
  * up to one monitor tick.

@@ -4,7 +4,11 @@
  * where nothing can be stolen and only preemption lets a second
  * goroutine run.
  *  - a goroutine spinning through kgo_preempt_point() is preempted once
- *    its slice is over; one spinning without any kgo call is not;
+ *    its slice is over; one spinning without any kgo call loses its P
+ *    to another M a slice later (hog.c);
+ *  - with such hogs on every P, Go's TestTimerFairness (a goroutine's
+ *    short sleeps end on time) and TestYieldProgress (a yielding
+ *    goroutine gets on);
  *  - Go's TestPingPongHog: a "hog" pair and a "light" pair of
  *    goroutines, each pair handing a token back and forth through
  *    runnext, both make progress (see the case for how it is judged).
@@ -17,6 +21,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "monitor.h"
 #include "proc.h"
 #include "sched.h"
 #include "tests/run_g.h"
@@ -52,6 +57,8 @@ static void spin_body(void *arg)
 	while (ktime_get_ns() - x->start < x->spin_ns) {
 		if (x->use_kgo)
 			kgo_preempt_point();
+		else
+			cond_resched();	/* as a kernel loop must */
 		cpu_relax();
 	}
 	x->end = ktime_get_ns();
@@ -88,16 +95,152 @@ static void kgo_preempt_spin_test(struct kunit *test)
 		(x->other_ran - x->start) / 1000);
 }
 
-static void kgo_preempt_needs_call_test(struct kunit *test)
+static void kgo_preempt_relief_test(struct kunit *test)
 {
 	struct spin_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	u64 before = KGO_TEST_PSTAT(hog_reliefs);
+	u64 slice = (u64)kgo_slice_ms() * MS;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	x->use_kgo = false;
-	x->spin_ns = 40 * MS;
+	x->spin_ns = 2000 * MS;
 	spin_run(test, x);
-	/* No kgo call: nothing can stop it; the other one runs after. */
-	KUNIT_EXPECT_GE(test, x->other_ran, x->end);
+	/*
+	 * No kgo call: its P went to another M once the mark of its first
+	 * slice went unheeded for a second one, and the other ran there.
+	 */
+	KUNIT_EXPECT_GT(test, x->other_ran, 0ULL);
+	KUNIT_EXPECT_LT(test, x->other_ran, x->end);
+	KUNIT_EXPECT_GE(test, x->other_ran - x->start, slice);
+	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(hog_reliefs), before);
+	pr_info("goroutine without kgo calls relieved of its P after %llu us\n",
+		(x->other_ran - x->start) / 1000);
+}
+
+/* --- Hogs on every P: Go's TestTimerFairness and TestYieldProgress --- */
+
+#define HOG_MAX_MS	20000	/* a hog's bound, should the test go wrong */
+
+struct hogs {
+	bool stop;
+	struct kgo_waitgroup wg;
+};
+
+/* A goroutine that never calls kgo until told to stop. */
+static void hog_spin(void *arg)
+{
+	struct hogs *h = arg;
+	u64 start = ktime_get_ns();
+
+	while (!READ_ONCE(h->stop) && ktime_get_ns() - start < HOG_MAX_MS * MS) {
+		cond_resched();
+		cpu_relax();
+	}
+	kgo_wg_done(&h->wg);
+}
+
+/* Starts a hog per P and lets them take every P for a while. */
+static void hogs_start(struct kunit *test, struct hogs *h)
+{
+	int i, n = kgo_gomaxprocs(0);
+
+	kgo_wg_init(&h->wg);
+	for (i = 0; i < n; i++) {
+		kgo_wg_add(&h->wg, 1);
+		KUNIT_ASSERT_GT(test, kgo_go(hog_spin, h, GFP_KERNEL), 0LL);
+	}
+	msleep(2 * kgo_slice_ms());
+}
+
+static void hogs_stop(struct kunit *test, struct hogs *h)
+{
+	WRITE_ONCE(h->stop, true);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&h->wg, LONG_MS * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
+#define FAIR_SLEEPS	20
+
+struct sleeper {
+	u64 worst_ns;
+	int err;
+	struct kgo_waitgroup wg;
+};
+
+static void sleeper_run(void *arg)
+{
+	struct sleeper *s = arg;
+	int i;
+
+	for (i = 0; i < FAIR_SLEEPS && !s->err; i++) {
+		u64 t0 = ktime_get_ns(), late;
+
+		s->err = kgo_sleep(MS);
+		late = ktime_get_ns() - t0 - MS;
+		s->worst_ns = max(s->worst_ns, late);
+	}
+	kgo_wg_done(&s->wg);
+}
+
+/*
+ * Go's TestTimerFairness: with a goroutine that never calls kgo on
+ * every P, another's 1 ms sleeps still end within a few slices each.
+ * Before hog.c, the first one ended only when a hog did.
+ */
+static void kgo_preempt_timer_fairness_test(struct kunit *test)
+{
+	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	u64 slice = (u64)kgo_slice_ms() * MS;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	hogs_start(test, h);
+	kgo_wg_init(&s->wg);
+	kgo_wg_add(&s->wg, 1);
+	KUNIT_ASSERT_GT(test, kgo_go(sleeper_run, s, GFP_KERNEL), 0LL);
+	/* Generous: an emulated debug kernel. The hogs last HOG_MAX_MS. */
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&s->wg, 50 * FAIR_SLEEPS * slice), 0);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->stop));
+	hogs_stop(test, h);
+	KUNIT_EXPECT_EQ(test, s->err, 0);
+	KUNIT_EXPECT_LT(test, s->worst_ns, 50 * slice);
+	pr_info("timer fairness: worst 1 ms sleep %llu us late, hogs on every P\n",
+		s->worst_ns / 1000);
+}
+
+#define YIELDS	1000
+
+static void yielder_run(void *arg)
+{
+	struct kgo_waitgroup *wg = arg;
+	int i;
+
+	for (i = 0; i < YIELDS; i++)
+		kgo_yield();
+	kgo_wg_done(wg);
+}
+
+/* Go's TestYieldProgress, with hogs on every P. */
+static void kgo_preempt_yield_progress_test(struct kunit *test)
+{
+	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
+	u64 slice = (u64)kgo_slice_ms() * MS, t0, took;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, wg);
+	hogs_start(test, h);
+	kgo_wg_init(wg);
+	kgo_wg_add(wg, 1);
+	t0 = ktime_get_ns();
+	KUNIT_ASSERT_GT(test, kgo_go(yielder_run, wg, GFP_KERNEL), 0LL);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, 1000 * slice), 0);
+	took = ktime_get_ns() - t0;
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->stop));
+	hogs_stop(test, h);
+	pr_info("yield progress: %d yields in %llu us, hogs on every P\n",
+		YIELDS, took / 1000);
 }
 
 /* --- Go's TestPingPongHog ------------------------------------------ */
@@ -238,7 +381,9 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 
 static struct kunit_case kgo_preempt_cases[] = {
 	KUNIT_CASE(kgo_preempt_spin_test),
-	KUNIT_CASE(kgo_preempt_needs_call_test),
+	KUNIT_CASE(kgo_preempt_relief_test),
+	KUNIT_CASE(kgo_preempt_timer_fairness_test),
+	KUNIT_CASE(kgo_preempt_yield_progress_test),
 	KUNIT_CASE(kgo_preempt_pingpong_hog_test),
 	{}
 };

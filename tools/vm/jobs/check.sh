@@ -14,6 +14,8 @@ if [ -n "$KGO_ONLY" ]; then
 	return
 fi
 [ -f /kgo/kgo_test.ko ] && kunit /kgo/kgo_test.ko
+# KGO_KUNIT_ONLY=1 (KGO_VM_APPEND): the KUnit suites alone.
+[ -n "$KGO_KUNIT_ONLY" ] && return
 # The scheduler as the suites left it (shown, not counted): what is
 # alive, parked or queued when a case timed out.
 section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/procs \

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goroutines that never call kgo: taking the P from under them.
+ *
+ * Go 1.14 stops a goroutine in a tight loop with a signal and switches
+ * it out at the next safe point. kgo cannot: a goroutine runs on its
+ * M's kthread, and nothing can move that thread to another stack
+ * between two kgo calls. What it can do is what Go does for an M
+ * blocked in a system call (block.c): let the M keep its goroutine, and
+ * give the P, with every goroutine queued on it, to another M of the
+ * same CPU. The two kthreads then share the CPU as the kernel's own
+ * scheduler sees fit, and it preempts at its own points: cond_resched(),
+ * and the return from an interrupt on a preemptible kernel. A hog that
+ * reaches neither (a loop without cond_resched() under preempt=none)
+ * keeps the CPU, as any kthread would; the watchdog names it.
+ *
+ * The steps:
+ *
+ *   relieve   The monitor (monitor.c) marks a G that has run one whole
+ *             slice_ms, so that it yields at its next kgo call. If a
+ *             second slice passes, the same slice still running, while
+ *             Gs wait that no idle P can take, it wakes a spare M of the
+ *             P's CPU (or has one created, within max_ms_per_cpu), its
+ *             P handed over "for relief" (m->nextp_relief).
+ *   takeover  That M runs only when the kernel has switched the hog's M
+ *             out, on the same CPU. Under sched.lock it checks that the
+ *             hog is still in the slice it was asked about, on its own
+ *             stack's G code (curg), and not blocked or in a handoff of
+ *             its own; then moves the P: hog->p = NULL, p->m = itself.
+ *             Any other state means the hog moved on: the M parks again.
+ *   after     The hog's M runs its G without a P. At the G's next kgo
+ *             call, kgo_preempt_point() takes the P back if it went
+ *             idle meanwhile, else the G goes to the global queue and
+ *             its M parks, as after a handoff (Go's exitsyscall).
+ *
+ * Why the takeover is safe: the hog's M is off its CPU (we are on it),
+ * and it was switched out at a preemption point, where the preempt
+ * count is zero. So it was not inside any of kgo's own uses of its P:
+ * a G uses m->p only with preemption off (kgo_g_p_get() in sched.h),
+ * and kgo's M-side code that is preemptible runs with curg NULL, or
+ * re-reads m->p after the switch back (kgo_execute()). A G asleep in
+ * the kernel is not a hog: sched_out marked its P SYSCALL, and the
+ * ordinary handoff applies. The preempt notifier's sched_in has nothing
+ * to do for a relieved hog: m->p was cleared for it, under sched.lock,
+ * while it was off the CPU, and it runs again on that CPU (or after a
+ * migration, through the run queues' locks): it reads the NULL.
+ *
+ * Field rules: p->relief_pending, p->relief_tick, p->wantrelief and
+ * m->nextp_relief are under sched.lock. At most one relief per P is
+ * under way.
+ */
+
+#include <linux/lockdep.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+
+#include "g.h"
+#include "hog.h"
+#include "m.h"
+#include "monitor.h"
+#include "proc.h"
+#include "runq.h"
+#include "sched.h"
+#include "trace.h"
+
+/**
+ * kgo_hog_relieve() - ask for a spare M to take @p from its hog
+ * @sched: the scheduler
+ * @p: a P whose G has run the slice @tick for two slices
+ * @tick: that slice (p->schedtick as the monitor saw it)
+ *
+ * Only when Gs wait that no idle P can take: the P's own queue, or the
+ * global queue with no P idle.
+ *
+ * Context: the monitor; takes sched->lock. Return: whether it asked.
+ */
+bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
+{
+	unsigned long flags;
+	bool asked = false;
+	struct kgo_m *m;
+
+	if (atomic_read(&sched->npidle) ||
+	    (kgo_runqempty(p) && !READ_ONCE(sched->runqsize)))
+		return false;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (sched->stopping || p->relief_pending || !p->m ||
+	    READ_ONCE(p->status) != KGO_P_RUNNING)
+		goto out;
+	m = list_first_entry_or_null(&p->midle, struct kgo_m, idle_node);
+	if (m) {
+		list_del_init(&m->idle_node);
+		p->nmidle--;
+		m->nextp_relief = true;
+		kgo_m_wake(m, p, false);
+	} else if (p->mcount < kgo_max_ms) {
+		p->wantrelief = true;
+		queue_work(system_unbound_wq, &p->newm_work);
+	} else {
+		goto out;	/* max_ms_per_cpu: the hog keeps it */
+	}
+	p->relief_pending = true;
+	p->relief_tick = tick;
+	asked = true;
+out:
+	spin_unlock_irqrestore(&sched->lock, flags);
+	return asked;
+}
+
+/**
+ * kgo_hog_takeover() - take @p from its hog, for @m
+ * @m: an M of @p's CPU, woken or created for the relief of @p
+ * @p: the P
+ *
+ * Context: @m, sched->lock held (interrupts off). Return: whether @m
+ * now holds @p; if not, the hog moved on and @m has nothing to do.
+ */
+bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_m *hog = p->m;
+
+	lockdep_assert_held(&sched->lock);
+	lockdep_assert_irqs_disabled();
+	p->relief_pending = false;
+	/*
+	 * On the hog's CPU, so the hog is not running: the checks below
+	 * read its M-only fields while it is switched out.
+	 */
+	if (sched->stopping || !hog || hog == m || m->p ||
+	    raw_smp_processor_id() != p->cpu || task_cpu(hog->task) != p->cpu ||
+	    READ_ONCE(p->status) != KGO_P_RUNNING || p->schedtick != p->relief_tick ||
+	    !hog->curg || hog->blocking || hog->insyscall)
+		return false;
+	hog->p = NULL;
+	p->m = m;
+	m->p = p;
+	kgo_pstat_inc(p, hog_reliefs);
+	kgo_pstat_inc(p, mwakes);
+	trace_kgo_hog_relief(p->id, hog->id, hog->curg->goid,
+			     ktime_get_mono_fast_ns() - READ_ONCE(p->mon_schedwhen));
+	return true;
+}

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goroutines that never call kgo do not starve the others.
+ *
+ * A SPIN task busies its CPU without a kgo call: on every P, it used to
+ * hold up everything else until it ended. Now its P goes to another M
+ * of the CPU once it has run two slices with work waiting (hog.c), and
+ * the kernel shares the CPU between the two Ms. After Go's
+ * TestTimerFairness and TestYieldProgress, through /dev/kgo.
+ *
+ * Bounds are multiples of slice_ms, generous for an emulated debug
+ * kernel, and far below the hogs' 1 s that the tasks waited before.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "kgo_util.h"
+#include "kselftest_harness.h"
+
+#define MSEC		1000000ULL
+#define HOG_TAG		1000
+#define NSLEEP		10
+
+FIXTURE(kgo) {
+	int fd;
+	unsigned int nprocs;
+	uint64_t slice_ns;
+};
+
+static unsigned int param(const char *name, unsigned int dflt)
+{
+	char path[128];
+	unsigned int v = dflt;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/kgo/parameters/%s", name);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%u", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
+}
+
+FIXTURE_SETUP(kgo)
+{
+	struct kgo_info info = { .size = sizeof(info) };
+
+	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
+	self->nprocs = info.nr_procs;
+	self->slice_ns = param("slice_ms", 10) * MSEC;
+}
+
+FIXTURE_TEARDOWN(kgo)
+{
+	close(self->fd);
+}
+
+/* A SPIN task of 1 s on every P; returns when they have begun. */
+static int start_hogs(int fd, unsigned int n)
+{
+	struct kgo_task t = { .kind = KGO_TASK_SPIN, .args = { KGO_SPIN_MAX_NS } };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		t.tag = HOG_TAG + i;
+		if (submit(fd, &t, 1) != 1)
+			return -1;
+	}
+	usleep(50000);
+	return 0;
+}
+
+/* Reads completions until @tag's; the hogs' are kept in @hogs. */
+static int read_until(int fd, uint64_t tag, struct kgo_completion *c,
+		      struct kgo_completion *hogs, unsigned int *nhogs)
+{
+	for (;;) {
+		if (read(fd, c, sizeof(*c)) != sizeof(*c))
+			return -1;
+		if (c->tag == tag)
+			return 0;
+		if (c->tag >= HOG_TAG && c->tag < HOG_TAG + 64)
+			hogs[(*nhogs)++] = *c;
+	}
+}
+
+/* The first hog to end, or UINT64_MAX if none has yet. */
+static uint64_t first_hog_end(const struct kgo_completion *hogs, unsigned int n)
+{
+	uint64_t end = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (hogs[i].ended_ns < end)
+			end = hogs[i].ended_ns;
+	return end;
+}
+
+static void drain_hogs(int fd, struct kgo_completion *hogs, unsigned int *nhogs,
+		       unsigned int n)
+{
+	struct kgo_completion c;
+
+	while (*nhogs < n && read(fd, &c, sizeof(c)) == sizeof(c))
+		if (c.tag >= HOG_TAG && c.tag < HOG_TAG + 64)
+			hogs[(*nhogs)++] = c;
+}
+
+/* 1 ms sleeps, one at a time, end within a few slices each. */
+TEST_F(kgo, timer_fairness)
+{
+	struct kgo_completion c, hogs[64];
+	uint64_t worst = 0, late[NSLEEP], end;
+	unsigned int nhogs = 0, i;
+
+	ASSERT_GE(64, self->nprocs);
+	ASSERT_EQ(0, start_hogs(self->fd, self->nprocs));
+	for (i = 0; i < NSLEEP; i++) {
+		struct kgo_task t = { .kind = KGO_TASK_SLEEP, .tag = i, .args = { MSEC } };
+
+		ASSERT_EQ(1, submit(self->fd, &t, 1));
+		ASSERT_EQ(0, read_until(self->fd, i, &c, hogs, &nhogs));
+		ASSERT_EQ(0, c.status);
+		late[i] = c.ended_ns - c.queued_ns - MSEC;
+	}
+	drain_hogs(self->fd, hogs, &nhogs, self->nprocs);
+	end = first_hog_end(hogs, nhogs);
+	for (i = 0; i < NSLEEP; i++) {
+		TH_LOG("sleep %u: %llu us late", i, (unsigned long long)late[i] / 1000);
+		if (late[i] > worst)
+			worst = late[i];
+	}
+	/* Every sleep ended while every hog still ran, and on time. */
+	EXPECT_LT(c.ended_ns, end);
+	EXPECT_GT(40 * self->slice_ns, worst);
+	TH_LOG("worst %llu us late, slice %llu us, %u hogs",
+	       (unsigned long long)worst / 1000,
+	       (unsigned long long)self->slice_ns / 1000, self->nprocs);
+}
+
+/* A YIELD task gets on beside the hogs. */
+TEST_F(kgo, yield_progress)
+{
+	struct kgo_task t = { .kind = KGO_TASK_YIELD, .tag = 1, .args = { 1000 } };
+	struct kgo_completion c, hogs[64];
+	unsigned int nhogs = 0;
+
+	ASSERT_GE(64, self->nprocs);
+	ASSERT_EQ(0, start_hogs(self->fd, self->nprocs));
+	ASSERT_EQ(1, submit(self->fd, &t, 1));
+	ASSERT_EQ(0, read_until(self->fd, 1, &c, hogs, &nhogs));
+	EXPECT_EQ(0, c.status);
+	EXPECT_EQ(1000, c.result);
+	drain_hogs(self->fd, hogs, &nhogs, self->nprocs);
+	EXPECT_LT(c.ended_ns, first_hog_end(hogs, nhogs));
+	TH_LOG("1000 yields ended %llu us after submission, beside %u hogs",
+	       (unsigned long long)(c.ended_ns - c.queued_ns) / 1000, self->nprocs);
+}
+
+TEST_HARNESS_MAIN
