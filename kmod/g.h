@@ -7,6 +7,7 @@
 
 #include <kgo.h>
 
+struct kgo_feed;
 struct kgo_m;
 struct kgo_p;
 
@@ -76,6 +77,7 @@ struct kgo_g {
 	bool tracking;			/* O: its next slice's latency is sampled */
 	u8 trackseq;			/* O: slices since, see gtime.h */
 	struct mem_cgroup *memcg;	/* I: pays for its stack and children; a reference (memcg.h) */
+	struct kgo_feed *feed;		/* O: its source's, until its first run (feed.c) */
 
 	/* Set by the G itself just before it parks; read by its M. */
 	bool (*unlockf)(struct kgo_g *g, void *arg);

@@ -130,12 +130,12 @@ static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 		kgo_gqueue_push_back(&q, g);
 		n++;
 		if (++chunk == KGO_SUBMIT_CHUNK) {
-			kgo_injectglist(&q, chunk);
+			kgo_feed_inject(&s->feed, &q, chunk);
 			chunk = 0;
 			cond_resched();
 		}
 	}
-	kgo_injectglist(&q, chunk);
+	kgo_feed_inject(&s->feed, &q, chunk);
 	/* Accepted tasks are never undone: report them, not the error. */
 	return n ? n : ret;
 }

@@ -9,6 +9,7 @@
 
 #include "block.h"
 #include "budget.h"
+#include "feed.h"
 #include "debugfs.h"
 #include "dev.h"
 #include "monitor.h"
@@ -35,6 +36,8 @@ static int __init kgo_init(void)
 		ret = kgo_procs_check_params();
 	if (!ret)
 		ret = kgo_dev_check_params();
+	if (!ret)
+		ret = kgo_feed_check_params();
 	if (ret)
 		return ret;
 	ret = kgo_m_init();

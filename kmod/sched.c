@@ -128,6 +128,7 @@
 #include "budget.h"
 #include "check.h"
 #include "g.h"
+#include "feed.h"
 #include "gtime.h"
 #include "hog.h"
 #include "memcg.h"
@@ -1050,6 +1051,10 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 			return;		/* it waits on stackwait; we go on */
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
+		if (unlikely(g->feed)) {
+			kgo_feed_started(g->feed, p);
+			g->feed = NULL;
+		}
 	}
 	if (unlikely(g->runnable_ns)) {
 		u64 now = ktime_get_mono_fast_ns();

@@ -96,6 +96,7 @@ struct kgo_session *kgo_session_create(void)
 	INIT_LIST_HEAD(&s->done);
 	init_waitqueue_head(&s->wq);
 	kgo_ctx_init(&s->ctx, NULL);
+	kgo_feed_init(&s->feed);
 	kref_init(&s->ref);
 	__module_get(THIS_MODULE);	/* for goroutines outliving the fd */
 	return s;

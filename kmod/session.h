@@ -12,6 +12,8 @@
 #include <kgo.h>
 #include <linux/kgo.h>
 
+#include "feed.h"
+
 struct kgo_g;
 struct kgo_gqueue;
 struct kgo_job;
@@ -38,6 +40,7 @@ struct kgo_session {
 	struct kref ref;
 	struct kgo_user *user;	/* the opener's user (user.c); holds a reference */
 	struct kgo_ctx ctx;	/* cancelled at close: parent of each job's */
+	struct kgo_feed feed;	/* its goroutines' way into the scheduler (feed.c) */
 };
 
 int kgo_session_init(void);

@@ -169,4 +169,37 @@ TEST_F(kgo, yield_progress)
 	       (unsigned long long)(c.ended_ns - c.queued_ns) / 1000, self->nprocs);
 }
 
+/*
+ * Another fd's task does not wait behind one fd's backlog: fd A queues
+ * a second of SPIN work per P, then one NOP on fd B ends within a few
+ * slices. Before feeds (feed.c) it ended after all of A's.
+ */
+TEST_F(kgo, other_session)
+{
+	unsigned int n = 1000 * self->nprocs, i;
+	struct kgo_task *t = calloc(n, sizeof(*t));
+	struct kgo_task nop = { .kind = KGO_TASK_NOP, .tag = 7 };
+	struct kgo_completion c;
+	uint64_t took;
+	int b;
+
+	ASSERT_NE(NULL, t);
+	for (i = 0; i < n; i++)
+		t[i] = (struct kgo_task){ .kind = KGO_TASK_SPIN, .tag = i, .args = { MSEC } };
+	ASSERT_EQ((int)n, submit(self->fd, t, n));
+	b = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, b);
+	usleep(20000);
+	ASSERT_EQ(1, submit(b, &nop, 1));
+	ASSERT_EQ(sizeof(c), read(b, &c, sizeof(c)));
+	EXPECT_EQ(0, c.status);
+	took = c.ended_ns - c.queued_ns;
+	TH_LOG("NOP on fd B behind %u ms of SPIN on fd A: %llu us, slice %llu us", n,
+	       (unsigned long long)took / 1000, (unsigned long long)self->slice_ns / 1000);
+	EXPECT_GT(20 * self->slice_ns, took);
+	close(b);
+	free(t);
+	/* The teardown's close cancels the rest of A's. */
+}
+
 TEST_HARNESS_MAIN
