@@ -69,9 +69,10 @@ mkdir -p "$vm/bench"
 [ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
 make -s -C "$KGO_TOP/bench/go"
 make -s -C "$KGO_TOP/bench/uring"
+make -s -C "$KGO_TOP/bench/fair"
 mkdir -p "$KGO_OUT/bin/bench"
 cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
-	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_OUT/bin/bench/"
+	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_TOP/bench/fair/fairbench" "$KGO_OUT/bin/bench/"
 cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
 
 # Figures need both vCPUs running at once (a parallel tree, cross-CPU

@@ -163,6 +163,10 @@ steps() {
 		step "nop_b$b" kgo $bin/nop_kgo $size -batch $b
 		step "nop_b$b" io_uring $bin/nop_uring $size -batch $b
 	done
+	# The fairness group: each against its goal (bench/fair).
+	for f in sleep session block; do
+		step "fair_$f" kgo $bin/fairbench $size -run $f
+	done
 	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
 		runs_saved=$runs runs=1
 		step max_queued kgo max_queued
