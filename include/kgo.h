@@ -22,6 +22,18 @@
  *    would leave pointing at the wrong frames.
  *  - A goroutine is not a task: it has no task_struct, signals or
  *    priority of its own. current is the kthread it runs on now.
+ *  - What a goroutine may assume about its M: that it stays on it, and
+ *    on its CPU, from one kgo call to the next (the M is bound to its
+ *    CPU), and nothing else. Its M may lose the right to run goroutines
+ *    (its P) meanwhile, to another M of the same CPU: when it sleeps in
+ *    the kernel, and when it runs for two slices without a kgo call
+ *    while other goroutines wait. The two kthreads then share the CPU
+ *    as the kernel schedules them, so a goroutine that never calls kgo
+ *    still lets the others run, at the kernel's preemption points:
+ *    cond_resched(), and interrupt return on a preemptible kernel. A
+ *    loop that reaches neither (no cond_resched() under preempt=none)
+ *    holds its CPU, as any kthread would. At its next kgo call it gets
+ *    a P back, or is queued until one is free.
  *
  * Context rules per function are in each kernel-doc comment below. A
  * call that may block (a sleep, a wait, a lock or a channel operation
@@ -86,7 +98,8 @@ void kgo_yield(void);
  * slice_ms, 10 ms by default), which kgo's monitor tracks; it then goes
  * behind everything on the global queue. Also the point where a
  * goroutine whose P was handed off while it blocked (see
- * kgo_block_begin()) gives up its M. Cheap enough for every iteration.
+ * kgo_block_begin()), or taken while it ran without a kgo call, takes
+ * it back if it is idle, or else gives up its M. Cheap enough for every iteration.
  * Blocking channel operations, kgo_sleep() and kgo_mutex_lock() check
  * for preemption in the same way.
  */
