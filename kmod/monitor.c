@@ -49,9 +49,31 @@
 #define KGO_MON_IDLE_TICKS	50
 #define KGO_MON_KICK_US		200	/* ticks slower than this get kicked */
 
+#define KGO_SLICE_MS_MAX	10000
+
+/* Writable: the monitor reads it afresh at every look at a P. */
+static int kgo_param_set_slice(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n < 1 || n > KGO_SLICE_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, n);
+	return 0;
+}
+
+static const struct kernel_param_ops kgo_slice_ops = {
+	.set = kgo_param_set_slice,
+	.get = param_get_uint,
+};
+
 static unsigned int slice_ms = 10;
-module_param(slice_ms, uint, 0444);
-MODULE_PARM_DESC(slice_ms, "A goroutine running this long is preempted at its next kgo call (1-10000)");
+module_param_cb(slice_ms, &kgo_slice_ops, &slice_ms, 0644);
+MODULE_PARM_DESC(slice_ms,
+		 "A goroutine running this long is preempted at its next kgo call; one that makes none loses its P a slice later (1-10000)");
 
 static unsigned int handoff_us = 20;
 module_param(handoff_us, uint, 0444);
@@ -67,7 +89,7 @@ MODULE_PARM_DESC(m_idle_ms, "Stop an idle M after this long, keeping one per CPU
 
 int kgo_monitor_check_params(void)
 {
-	if (slice_ms < 1 || slice_ms > 10000) {
+	if (slice_ms < 1 || slice_ms > KGO_SLICE_MS_MAX) {
 		pr_err("slice_ms=%u: must be 1 to 10000\n", slice_ms);
 		return -EINVAL;
 	}
@@ -88,7 +110,7 @@ int kgo_monitor_check_params(void)
 
 unsigned int kgo_slice_ms(void)
 {
-	return slice_ms;
+	return READ_ONCE(slice_ms);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_slice_ms);
 
@@ -98,6 +120,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_slice_ms);
  */
 static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 {
+	u64 slice = (u64)kgo_slice_ms() * NSEC_PER_MSEC;
 	u32 tick = READ_ONCE(p->schedtick);
 	struct kgo_m *m;
 	struct kgo_g *g;
@@ -107,7 +130,7 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 		WRITE_ONCE(p->mon_schedwhen, now);
 		return false;
 	}
-	if (now < p->mon_schedwhen + (u64)slice_ms * NSEC_PER_MSEC)
+	if (now < p->mon_schedwhen + slice)
 		return false;
 	/*
 	 * Gs queued behind one that ran its slice: until it next calls kgo
@@ -129,7 +152,7 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 		return true;
 	}
 	/* Marked a slice ago, and no kgo call since: a hog. */
-	if (now < p->mon_schedwhen + 2ULL * slice_ms * NSEC_PER_MSEC)
+	if (now < p->mon_schedwhen + 2 * slice)
 		return false;
 	return kgo_hog_relieve(p->sched, p, tick);
 }
