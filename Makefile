@@ -18,6 +18,8 @@
 #   make sparse       sparse (C=2) over the module
 #   make install      kgo.ko alone into /lib/modules/<its kernel>/ (extra/
 #                     or, from 6.6, updates/), and depmod: modprobe kgo
+#   make dkms         DKMS: add, build and install kgo.ko for $(KVER) (and
+#                     for kernels installed later); make dkms-remove
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -49,6 +51,12 @@ install: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) KERNELRELEASE=$$rel \
 	  $(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) modules_install && \
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$rel
+
+dkms:
+	@tools/dkms.sh install $(KVER)
+
+dkms-remove:
+	@tools/dkms.sh remove
 
 sparse: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
@@ -89,4 +97,4 @@ clean:
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install sparse tools style demo check check-harness bench profile clean
+.PHONY: all kdir-exists modules install dkms dkms-remove sparse tools style demo check check-harness bench profile clean

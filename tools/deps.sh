@@ -1,5 +1,6 @@
 #!/bin/bash
-# Installs the Debian packages the build, the VMs and the tests need.
+# Installs the Debian packages the build, the VMs and the tests need,
+# or only the packages named as arguments (tools/dkms.sh: dkms).
 # Does nothing (and needs no network) when they are already present.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -15,6 +16,7 @@ pkgs=(
 	golang-go liburing-dev python3			# make bench: its peers, its report
 	linux-perf					# make profile
 )
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do
