@@ -13,6 +13,7 @@ pkgs=(
 	"linux-image-$KGO_KVER_61" "linux-headers-$KGO_KVER_61"
 	"linux-image-$KGO_KVER_612-unsigned" "linux-headers-$KGO_KVER_612"
 	linux-source-6.1				# the debug kernel, kselftest headers
+	rsync						# kselftest's install (tools/kselftest.sh)
 	golang-go liburing-dev python3			# make bench: its peers, its report
 	linux-perf					# make profile
 )
