@@ -16,7 +16,10 @@
 #   make tools        tools/kgoctl/kgoctl and the selftest binaries
 #   make style        checkpatch.pl over the project's C files
 #   make sparse       sparse (C=2) over the module
-#   make install      modules_install into /lib/modules/$(KVER)/extra
+#   make install      kgo.ko alone into /lib/modules/<its kernel>/ (extra/
+#                     or, from 6.6, updates/), and depmod: modprobe kgo
+#   make dkms         DKMS: add, build and install kgo.ko for $(KVER) (and
+#                     for kernels installed later); make dkms-remove
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -35,8 +38,25 @@ kdir-exists:
 modules: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) modules
 
-install: modules
-	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
+# kgo.ko alone (KGO_CORE=1: not the test modules). Into the directory of
+# the kernel it was built for, named by its vermagic: Debian's 6.1
+# headers say 6.1.192 in include/config/kernel.release, which is what
+# modules_install would otherwise use. And depmod, which modules_install
+# skips against a headers package (it has no System.map). A headers
+# package has no signing key either: kbuild's signing is skipped where
+# KDIR has no certs/signing_key.x509 (README, "Secure Boot").
+install: kdir-exists
+	$(MAKE) -C $(KDIR) M=$(TOP) KGO_CORE=1 modules
+	rel=$$(modinfo -F vermagic kmod/kgo.ko | cut -d' ' -f1) && \
+	$(MAKE) -C $(KDIR) M=$(TOP) KERNELRELEASE=$$rel \
+	  $(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) modules_install && \
+	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$rel
+
+dkms:
+	@tools/dkms.sh install $(KVER)
+
+dkms-remove:
+	@tools/dkms.sh remove
 
 sparse: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
@@ -77,4 +97,4 @@ clean:
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install sparse tools style demo check check-harness bench profile clean
+.PHONY: all kdir-exists modules install dkms dkms-remove sparse tools style demo check check-harness bench profile clean

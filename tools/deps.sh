@@ -1,5 +1,6 @@
 #!/bin/bash
-# Installs the Debian packages the build, the VMs and the tests need.
+# Installs the Debian packages the build, the VMs and the tests need,
+# or only the packages named as arguments (tools/dkms.sh: dkms).
 # Does nothing (and needs no network) when they are already present.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -12,9 +13,11 @@ pkgs=(
 	"linux-image-$KGO_KVER_61" "linux-headers-$KGO_KVER_61"
 	"linux-image-$KGO_KVER_612-unsigned" "linux-headers-$KGO_KVER_612"
 	linux-source-6.1				# the debug kernel, kselftest headers
+	rsync						# kselftest's install (tools/kselftest.sh)
 	golang-go liburing-dev python3			# make bench: its peers, its report
 	linux-perf					# make profile
 )
+[ $# -eq 0 ] || pkgs=("$@")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+#   dkms.sh install [KVER]   (make dkms [KVER=...])
+#   dkms.sh remove           (make dkms-remove)
+#   dkms.sh test [KVER...]
+#
+# install: puts kgo's module sources in /usr/src/kgo-VERSION, registers
+# them with DKMS (replacing an earlier registration of that version, so
+# that the sources of this checkout are the ones built), then builds and
+# installs kgo.ko for KVER (default: the running kernel), into
+# /lib/modules/KVER/updates/dkms. DKMS rebuilds it for kernels installed
+# later (AUTOINSTALL). Any compiler, objtool or modpost warning in DKMS's
+# make.log fails it.
+#
+# remove: unregisters kgo from DKMS, which removes every kgo.ko it
+# installed, and deletes /usr/src/kgo-VERSION.
+#
+# test: install for each KVER (default: the 6.1 and 6.12 kernels of
+# tools/vm/common.sh, whose headers tools/deps.sh installs), check that
+# modprobe finds the module DKMS installed and that it is signed, then
+# remove. Builds only: nothing is loaded, the running kernel is not
+# touched. DKMS signs with a key made for the test in a temporary
+# directory, not with the machine's own key.
+#
+# Needs root; installs the dkms package if it is missing.
+set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
+
+[ "$(id -u)" = 0 ] || die "dkms.sh: DKMS installs into /usr/src and /lib/modules: run as root"
+"$KGO_TOP/tools/deps.sh" dkms
+
+name=kgo
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$KGO_TOP/dkms.conf")
+[ -n "$version" ] || die "dkms.sh: no PACKAGE_VERSION in dkms.conf"
+src=/usr/src/$name-$version
+
+# (Not "dkms status | grep -q": with pipefail, grep's early exit would
+# make it fail.)
+registered() { [ -n "$(dkms status -m "$name" -v "$version" 2>/dev/null)" ]; }
+
+unregister() {
+	if registered; then
+		dkms remove -m "$name" -v "$version" --all
+	fi
+	rm -rf "$src"
+}
+
+# The sources that DKMS builds: kgo.ko's alone (dkms.conf builds with
+# KGO_CORE=1), without build outputs.
+copy_sources() {
+	rm -rf "$src"
+	mkdir -p "$src"
+	(cd "$KGO_TOP" && {
+		echo Kbuild
+		echo dkms.conf
+		find kmod -maxdepth 1 -type f \( -name '*.[chS]' -o -name Kbuild \)
+		find include uapi -type f -name '*.h'
+	} | tar -cf - -T -) | tar -xf - -C "$src"
+}
+
+have_headers() {
+	[ -f "/lib/modules/$1/build/Makefile" ] ||
+		die "no headers for $1 at /lib/modules/$1/build: apt-get install linux-headers-$1, or name another kernel: make dkms KVER=..."
+}
+
+# build_install KVER: DKMS's build and install of kgo for KVER.
+build_install() {
+	local kver=$1 log
+	dkms build -m "$name" -v "$version" -k "$kver"
+	log=/var/lib/dkms/$name/$version/$kver/$(uname -m)/log/make.log
+	[ -f "$log" ] || die "no DKMS make.log at $log"
+	mkdir -p "$KGO_OUT/logs"
+	cp "$log" "$KGO_OUT/logs/dkms-$kver.make.log"
+	if grep -qi 'warning' "$log"; then
+		grep -i 'warning' "$log" >&2
+		die "the DKMS build for $kver has warnings (full log: $log)"
+	fi
+	note "dkms: built for $kver, no warnings (make.log: $KGO_OUT/logs/dkms-$kver.make.log)"
+	dkms install -m "$name" -v "$version" -k "$kver"
+}
+
+dkms_install() {
+	local kver=${1:-$(uname -r)}
+	have_headers "$kver"
+	unregister
+	copy_sources
+	dkms add -m "$name" -v "$version"
+	build_install "$kver"
+	note "dkms: kgo $version installed for $kver: modprobe kgo (on that kernel)"
+}
+
+# check_installed KVER: modprobe resolves kgo to DKMS's module for
+# KVER, and the module is signed.
+check_installed() {
+	local kver=$1 path signer
+	path=$(modprobe -S "$kver" -n -v kgo | sed -n 's/^insmod \([^ ]*\).*/\1/p')
+	case "$path" in
+	/lib/modules/"$kver"/updates/dkms/kgo.ko*) ;;
+	*) die "modprobe -S $kver kgo resolves to '${path:-nothing}', not DKMS's module" ;;
+	esac
+	signer=$(modinfo -F signer "$path")
+	[ -n "$signer" ] || die "$path is not signed"
+	note "dkms test: $kver: modprobe kgo -> $path (signed by: $signer)"
+}
+
+keys=
+test_kernels() {
+	local kvers=("$@") kver
+	[ ${#kvers[@]} -gt 0 ] || kvers=("$KGO_KVER_61" "$KGO_KVER_612")
+	for kver in "${kvers[@]}"; do
+		have_headers "$kver"
+	done
+	keys=$(mktemp -d)
+	trap 'unregister; rm -rf "$keys"' EXIT
+	export mok_signing_key=$keys/mok.key mok_certificate=$keys/mok.der
+	unregister
+	copy_sources
+	dkms add -m "$name" -v "$version"
+	for kver in "${kvers[@]}"; do
+		build_install "$kver"
+		check_installed "$kver"
+	done
+	dkms status -m "$name" -v "$version"
+	unregister
+	for kver in "${kvers[@]}"; do
+		if modprobe -S "$kver" -n kgo 2>/dev/null; then
+			die "dkms test: kgo is still installed for $kver after dkms remove"
+		fi
+	done
+	note "dkms test: built, installed and removed kgo $version for ${kvers[*]}"
+}
+
+case "${1:-}" in
+install) dkms_install "${2:-}" ;;
+remove) unregister ;;
+test) shift; test_kernels "$@" ;;
+*) die "usage: dkms.sh install [KVER] | remove | test [KVER...]" ;;
+esac

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+#   kselftest.sh [--run-tests] [INSTALL_PATH]
+#
+# Builds kgo's selftests the kernel's way: copies selftests/kgo (with
+# kgo's two headers in its include/) into a throwaway copy of the
+# linux-source tree's tools/testing/selftests, then runs
+#
+#   make -C tools/testing/selftests TARGETS=kgo install INSTALL_PATH=...
+#
+# INSTALL_PATH (default out/kselftest/kselftest) then holds
+# run_kselftest.sh, kselftest-list.txt and kgo/ with the binaries, config
+# and settings: what tools/vm/jobs/kselftest.sh runs in a VM, given
+# KGO_VM_EXTRA=out/kselftest to tools/vm/run.sh. The cached source tree
+# is only read. Log: out/logs/kselftest-build.log.
+#
+# --run-tests: then also make ... TARGETS=kgo run_tests, on this machine,
+# which must have kgo loaded (modprobe kgo): the TAP goes to stdout.
+set -euo pipefail
+. "$(dirname "$0")/vm/common.sh"
+
+run_tests=
+if [ "${1:-}" = --run-tests ]; then
+	run_tests=1
+	shift
+fi
+install=${1:-$KGO_OUT/kselftest/kselftest}
+"$KGO_TOP/tools/deps.sh" gcc make libc6-dev linux-source-6.1 rsync
+ksrc=$("$KGO_TOP/tools/vm/ksrc.sh")
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tree=$tmp/linux
+mkdir -p "$tree/tools/testing" "$tree/scripts"
+cp -a "$ksrc/tools/testing/selftests" "$tree/tools/testing/"
+# The selftests' Makefile includes this one file from outside tools/.
+cp "$ksrc/scripts/subarch.include" "$tree/scripts/"
+
+dst=$tree/tools/testing/selftests/kgo
+[ ! -e "$dst" ] || die "$ksrc already has tools/testing/selftests/kgo"
+mkdir -p "$dst/include/linux"
+(cd "$KGO_TOP/selftests/kgo" && cp Makefile config settings ./*.c ./*.h "$dst/")
+cp "$KGO_TOP/uapi/linux/kgo.h" "$dst/include/linux/"
+cp "$KGO_TOP/tools/include/kgo_crc32c.h" "$dst/include/"
+
+mkdir -p "$KGO_OUT/logs"
+log=$KGO_OUT/logs/kselftest-build.log
+rm -rf "$install"
+if ! make -C "$tree/tools/testing/selftests" TARGETS=kgo install \
+	INSTALL_PATH="$install" >"$log" 2>&1; then
+	cat "$log" >&2
+	die "kselftest build failed"
+fi
+if grep -qi 'warning' "$log"; then
+	grep -i 'warning' "$log" >&2
+	die "the kselftest build has warnings (full log: $log)"
+fi
+
+# What run_kselftest.sh will run: every program, in the Makefile's order.
+want=$(make -s -C "$KGO_TOP/selftests/kgo" list | tr ' ' '\n' | sed 's/^/kgo:/')
+got=$(cat "$install/kselftest-list.txt")
+[ "$want" = "$got" ] ||
+	die "kselftest-list.txt is not the Makefile's TEST_GEN_PROGS: ${got//$'\n'/ }"
+for f in run_kselftest.sh kselftest/runner.sh kgo/settings kgo/config; do
+	[ -f "$install/$f" ] || die "no $f in $install"
+done
+note "kselftest: $(wc -l <"$install/kselftest-list.txt") kgo programs installed in $install"
+
+if [ -n "$run_tests" ]; then
+	[ -e /dev/kgo ] || note "kselftest: no /dev/kgo here: load kgo first (modprobe kgo); the tests will fail"
+	make -s -C "$tree/tools/testing/selftests" TARGETS=kgo run_tests
+fi
