@@ -3,9 +3,11 @@
 #
 # `make check`: builds everything, runs the KUnit suites and the
 # selftests on the 6.1 debug kernel (KASAN, lockdep, kmemleak,
-# panic_on_warn), the selftests on Debian's stock 6.1 and 6.12 kernels
-# and a smoke run of make bench (tiny sizes), and ends with
-# "N passed, N failed[, N skipped]" summed over every case of all four.
+# panic_on_warn), the selftests on Debian's stock 6.1 and 6.12 kernels,
+# the selftests again through the kernel's kselftest runner on stock 6.1
+# (built in the linux-source tree), and a smoke run of make bench (tiny
+# sizes), and ends with "N passed, N failed[, N skipped]" summed over
+# every case of them all.
 # Exits non-zero on any failure, kernel report, leak or timeout.
 set -uo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -29,6 +31,23 @@ for k in $kernels; do
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 done
+
+# kgo's selftests built inside the linux-source tree (lib.mk) and run by
+# kselftest's own run_kselftest.sh on the stock kernel: one result per
+# program, as the runner counts them.
+note "kselftest: selftests/kgo as tools/testing/selftests/kgo of the kernel tree"
+if "$KGO_TOP/tools/kselftest.sh" >"$KGO_OUT/logs/kselftest-build.log" 2>&1; then
+	KGO_VM_EXTRA=$KGO_OUT/kselftest "$KGO_TOP/tools/vm/run.sh" --kernel stock \
+		--job kselftest --name kselftest-stock || rc=1
+else
+	note "kselftest build failed: $KGO_OUT/logs/kselftest-build.log"
+fi
+if [ -f "$KGO_OUT/logs/kselftest-stock.counts" ]; then
+	read -r p f s <"$KGO_OUT/logs/kselftest-stock.counts"
+else
+	p=0 f=1 s=0	# the build or the runner failed
+fi
+passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 
 # A smoke run of make bench (tiny sizes), so that the benchmarks keep
 # working: each figure it produced is a pass, each error line a failure.
