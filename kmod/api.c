@@ -25,9 +25,12 @@
 /*
  * The M running the calling G, or NULL outside a G. The M may hold no P
  * (block.c, hog.c): callers that would use the P take it with
- * kgo_g_p_get().
+ * kgo_g_p_get(). Stale once the G switches: a caller that looked it up
+ * once passes it down the calls it makes before its next switch
+ * (kgo_ready_m(), kgo_park_m(), the channel and waiter paths), rather
+ * than have each look it up again.
  */
-static struct kgo_m *kgo_g_m(void)
+struct kgo_m *kgo_g_m(void)
 {
 	struct kgo_m *m;
 
@@ -138,13 +141,21 @@ EXPORT_SYMBOL_GPL(kgo_yield);
  */
 void kgo_preempt_check(void)
 {
-	struct kgo_m *m = kgo_g_m();
+	kgo_preempt_check_m(kgo_g_m());
+}
 
+/*
+ * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
+ * Return: the caller's M afterwards, another one if the G was preempted.
+ */
+struct kgo_m *kgo_preempt_check_m(struct kgo_m *m)
+{
 	if (!m || likely(!READ_ONCE(m->curg->preempt)))
-		return;
+		return m;
 	kgo_switch_check(m, "preempt");
 	m->req = KGO_REQ_PREEMPT;
 	kgo_switch_to_m(m, m->curg);
+	return kgo_g_m();
 }
 
 void kgo_preempt_point(void)
@@ -210,11 +221,19 @@ int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 		    u8 reason)
 {
 	struct kgo_m *m = kgo_g_m();
-	struct kgo_g *g;
 
 	if (!m)
 		return -EPERM;
-	g = m->curg;
+	kgo_park_m(m, unlockf, arg, reason);
+	return 0;
+}
+
+/* kgo_park_reason() by a G that has its M, @m = kgo_g_m(). */
+void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
+		void *arg, u8 reason)
+{
+	struct kgo_g *g = m->curg;
+
 	/* With unlockf, the M checks once unlockf has released what it may. */
 	if (!unlockf)
 		kgo_switch_check(m, "park");
@@ -223,7 +242,6 @@ int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 	g->waitreason = reason;
 	m->req = KGO_REQ_PARK;
 	kgo_switch_to_m(m, g);
-	return 0;
 }
 
 int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
@@ -234,7 +252,13 @@ EXPORT_SYMBOL_GPL(kgo_park);
 
 int kgo_ready(struct kgo_g *g)
 {
-	struct kgo_m *m = kgo_g_m();
+	return kgo_ready_m(kgo_g_m(), g);
+}
+EXPORT_SYMBOL_GPL(kgo_ready);
+
+/* kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a G). */
+int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
+{
 	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
 	struct kgo_p *p;
 
@@ -255,4 +279,3 @@ int kgo_ready(struct kgo_g *g)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_ready);

@@ -16,9 +16,19 @@
  * claimed and skip it.
  *
  * Locks are taken with interrupts off: KGO_NOWAIT operations are legal
- * in hardirq. Lock order: channel locks by address, then sched.lock
- * (through kgo_ready()). lockdep sees the channel locks of one select as
- * nested under kgo_select_nest.
+ * in hardirq. Those save and restore the interrupt flag; a blocking
+ * operation is made with interrupts on (kgo_may_block() refuses it
+ * otherwise, and lockdep asserts it), so it turns them off and on with
+ * nothing to save. Lock order: channel locks by address, then
+ * sched.lock (through kgo_ready()). lockdep sees the channel locks of
+ * one select as nested under kgo_select_nest.
+ *
+ * A plain operation's waiter is claimed by whoever holds its channel's
+ * lock (a partner, or a close), and by nothing else unless it has a
+ * timeout: so its claim needs no atomic (struct kgo_waiter's single),
+ * and once woken by its channel it is off the queue already, with no
+ * lock to take again. The caller's M is looked up once per operation
+ * and handed to the wake-up and the park.
  */
 
 #include <linux/lockdep.h>
@@ -29,6 +39,7 @@
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
+#include "m.h"
 #include "waiter.h"
 
 struct kgo_chan {
@@ -156,6 +167,7 @@ static bool kgo_case_try(struct kgo_select_case *cs, struct kgo_sudog **wake)
 	struct kgo_chan *c = cs->chan;
 	struct kgo_sudog *s;
 
+	lockdep_assert_held(&c->lock);
 	*wake = NULL;
 	if (cs->dir == KGO_SELECT_SEND) {
 		cs->err = 0;
@@ -229,6 +241,15 @@ static int kgo_sel_setup(struct kgo_sel *sel, struct kgo_select_case *cases,
 	unsigned int i, j;
 
 	sel->mem = NULL;
+	if (n == 1) {		/* a plain send or receive */
+		sel->order = sel->order_inline;
+		sel->locks = sel->locks_inline;
+		sel->sg = sel->sg_inline;
+		sel->order[0] = 0;
+		sel->locks[0] = cases[0].chan;
+		sel->nlocks = !!cases[0].chan;
+		return 0;
+	}
 	if (n <= KGO_SELECT_INLINE) {
 		sel->order = sel->order_inline;
 		sel->locks = sel->locks_inline;
@@ -324,6 +345,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	struct kgo_waiter w;
 	struct kgo_sel sel;
 	unsigned long flags;
+	struct kgo_m *m;
 	unsigned int i;
 	int ret, why;
 
@@ -334,8 +356,15 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		if (!kgo_may_block("kgo_select"))
 			return -EPERM;
 		might_sleep();
-		kgo_preempt_check();
+		m = kgo_preempt_check_m(kgo_g_m());
+	} else {
+		m = kgo_g_m();
 	}
+	/*
+	 * The caller's M, looked up once for the whole operation: the wake
+	 * and the park below take it from here (until the park, the G does
+	 * not switch).
+	 */
 	gfp = blocking ? GFP_KERNEL : GFP_ATOMIC;
 	ret = kgo_sel_setup(&sel, cases, n, gfp);
 	if (ret)
@@ -347,7 +376,13 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		goto out;
 	}
 
-	local_irq_save(flags);
+	/* Blocking callers have interrupts on (kgo_may_block): no save. */
+	if (blocking) {
+		lockdep_assert_irqs_enabled();
+		local_irq_disable();
+	} else {
+		local_irq_save(flags);
+	}
 	kgo_sel_lock(&sel);
 	for (i = 0; i < n; i++) {
 		struct kgo_select_case *cs = &cases[sel.order[i]];
@@ -355,9 +390,12 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		if (cs->chan && kgo_case_try(cs, &wake)) {
 			ret = sel.order[i];
 			kgo_sel_unlock(&sel);
-			local_irq_restore(flags);
+			if (blocking)
+				local_irq_enable();
+			else
+				local_irq_restore(flags);
 			if (wake)
-				kgo_waiter_wake(wake->w);
+				kgo_waiter_wake_m(wake->w, m);
 			goto out;
 		}
 	}
@@ -369,7 +407,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	}
 
 	/* Nothing ready: wait on every channel, in case order. */
-	kgo_waiter_init(&w, timeout_ns, kgo_select_reason(cases, n));
+	kgo_waiter_init(&w, m, timeout_ns, kgo_select_reason(cases, n), n == 1);
 	for (i = 0; i < n; i++) {
 		struct kgo_select_case *cs = &cases[i];
 		struct kgo_sudog *s = &sel.sg[i];
@@ -382,14 +420,21 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	}
 	why = kgo_waiter_block(&w, kgo_sel_unlock, &sel);
 
-	/* Off every other queue (Go's pass 3). */
-	local_irq_disable();
-	kgo_sel_lock(&sel);
-	for (i = 0; i < n; i++)
-		if (cases[i].chan && !list_empty(&sel.sg[i].node))
-			list_del_init(&sel.sg[i].node);
-	kgo_sel_unlock(&sel);
-	local_irq_enable();
+	/*
+	 * Off every other queue (Go's pass 3). A plain operation woken by
+	 * its channel has none: whoever claimed it unlinked it first, under
+	 * the lock (kgo_chan_dequeue(), kgo_chan_close()), and the claim is
+	 * the only one there can be. Only a timeout may leave it linked.
+	 */
+	if (n > 1 || why == KGO_WAIT_TIMEOUT) {
+		local_irq_disable();
+		kgo_sel_lock(&sel);
+		for (i = 0; i < n; i++)
+			if (cases[i].chan && !list_empty(&sel.sg[i].node))
+				list_del_init(&sel.sg[i].node);
+		kgo_sel_unlock(&sel);
+		local_irq_enable();
+	}
 	kgo_waiter_destroy(&w);
 
 	if (why == KGO_WAIT_TIMEOUT) {

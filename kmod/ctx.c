@@ -43,6 +43,7 @@
 #include "check.h"
 #include "ctx.h"
 #include "g.h"
+#include "m.h"
 #include "waiter.h"
 
 int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent)
@@ -141,11 +142,9 @@ int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
 	might_sleep();
 	if (!ns)
 		return kgo_ctx_err(ctx);
-	if (park)
-		kgo_preempt_check();
-	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
-	if (!park)
-		w.g = NULL;	/* the thread itself sleeps */
+	/* Without park the thread itself sleeps, goroutine or not. */
+	kgo_waiter_init(&w, park ? kgo_preempt_check_m(kgo_g_m()) : NULL, ns,
+			KGO_WAIT_REASON_SLEEP, false);
 
 	ch.n = 0;
 	local_irq_disable();

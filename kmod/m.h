@@ -90,6 +90,8 @@ static inline void kgo_g_p_put(void)
 
 /* The M running the caller, or NULL when the caller is not on an M. */
 struct kgo_m *kgo_this_m(void);
+/* The M running the calling goroutine, or NULL outside one (api.c). */
+struct kgo_m *kgo_g_m(void);
 void kgo_m_ran_here(struct kgo_m *m);
 
 int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief);

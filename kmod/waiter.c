@@ -17,6 +17,7 @@
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
+#include "m.h"
 #include "waiter.h"
 
 static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
@@ -31,15 +32,20 @@ static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
 /**
  * kgo_waiter_init() - prepare the caller to wait
  * @w: on the caller's stack
+ * @m: the caller's M, kgo_g_m(): NULL for a thread
  * @timeout_ns: give up after this long; KGO_FOREVER never
  * @reason: what it waits for (enum kgo_waitreason), for debugfs
+ * @one_queue: it will wait on one queue, whose lock every waker holds
  */
-void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason)
+void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m, u64 timeout_ns,
+		     u8 reason, bool one_queue)
 {
 	w->reason = reason;
-	w->g = kgo_self();
+	w->m = m;
+	w->g = m ? m->curg : NULL;
 	w->task = current;
 	atomic_set(&w->state, KGO_WAIT_WAITING);
+	w->single = one_queue && timeout_ns == KGO_FOREVER;
 	w->woken = 0;
 	w->timeout_ns = timeout_ns;
 	/* Without a timeout, no timer: the common case stays cheap. */
@@ -59,9 +65,24 @@ void kgo_waiter_destroy(struct kgo_waiter *w)
 	destroy_hrtimer_on_stack(&w->timer);
 }
 
-/* Claims the wake-up of @w for @why. Context: any. */
+/*
+ * Claims the wake-up of @w for @why. Context: any; for a single waiter,
+ * under the lock of its queue.
+ */
 bool kgo_waiter_claim(struct kgo_waiter *w, int why)
 {
+	/*
+	 * No other claimer can race us: no timer, and every other queue's
+	 * waker would hold the lock we hold. No atomic needed, as for a
+	 * plain channel operation in Go; the woken waiter reads the state
+	 * after its kgo_ready() (a full barrier) or woken's release.
+	 */
+	if (w->single) {
+		if (atomic_read(&w->state) != KGO_WAIT_WAITING)
+			return false;
+		atomic_set(&w->state, why);
+		return true;
+	}
 	return atomic_cmpxchg(&w->state, KGO_WAIT_WAITING, why) == KGO_WAIT_WAITING;
 }
 
@@ -73,11 +94,17 @@ bool kgo_waiter_claim(struct kgo_waiter *w, int why)
  */
 void kgo_waiter_wake(struct kgo_waiter *w)
 {
+	kgo_waiter_wake_m(w, kgo_g_m());
+}
+
+/* kgo_waiter_wake() by a caller that has its M, @m = kgo_g_m(). */
+void kgo_waiter_wake_m(struct kgo_waiter *w, struct kgo_m *m)
+{
 	struct task_struct *task;
 
 	if (w->g) {
 		/* Parked: a goroutine's claim is only possible after it is. */
-		kgo_ready(w->g);
+		kgo_ready_m(m, w->g);
 		return;
 	}
 	rcu_read_lock();
@@ -143,7 +170,7 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 	struct kgo_waiter_park park = { w, unlock ? unlock : kgo_nothing, arg };
 
 	if (w->g) {
-		kgo_park_reason(kgo_waiter_unlockf, &park, w->reason);
+		kgo_park_m(w->m, kgo_waiter_unlockf, &park, w->reason);
 		return atomic_read(&w->state);
 	}
 
@@ -184,7 +211,7 @@ int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
 	int why;
 
 	lockdep_assert_held(lock);
-	kgo_waiter_init(&w, timeout_ns, reason);
+	kgo_waiter_init(&w, kgo_g_m(), timeout_ns, reason, true);
 	list_add_tail(&n.node, q);
 	why = kgo_waiter_block(&w, kgo_waiter_spin_unlock, lock);
 	if (why == KGO_WAIT_TIMEOUT) {
@@ -223,7 +250,7 @@ int kgo_sleep(u64 ns)
 		return 0;
 	might_sleep();
 	kgo_preempt_check();
-	kgo_waiter_init(&w, ns, KGO_WAIT_REASON_SLEEP);
+	kgo_waiter_init(&w, kgo_g_m(), ns, KGO_WAIT_REASON_SLEEP, false);
 	local_irq_disable();	/* kgo_waiter_block() expects it */
 	kgo_waiter_block(&w, NULL, NULL);
 	kgo_waiter_destroy(&w);

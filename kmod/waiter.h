@@ -28,8 +28,14 @@ struct kgo_g;
  */
 struct kgo_waiter {
 	struct kgo_g *g;		/* the goroutine, or NULL */
+	struct kgo_m *m;		/* its M from init to its park; stale after */
 	struct task_struct *task;	/* the thread, when not a goroutine */
 	atomic_t state;
+	/*
+	 * Every claimer holds one lock: the waiter is on one queue and has
+	 * no timer. kgo_waiter_claim() is then a plain read and store.
+	 */
+	bool single;
 	int woken;			/* a thread may return: see kgo_waiter_wake() */
 	u64 timeout_ns;			/* KGO_FOREVER: none */
 	u8 reason;			/* enum kgo_waitreason */
@@ -50,10 +56,12 @@ int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
 		       u8 reason);
 struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 
-void kgo_waiter_init(struct kgo_waiter *w, u64 timeout_ns, u8 reason);
+void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m, u64 timeout_ns,
+		     u8 reason, bool one_queue);
 void kgo_waiter_destroy(struct kgo_waiter *w);
 bool kgo_waiter_claim(struct kgo_waiter *w, int why);
 void kgo_waiter_wake(struct kgo_waiter *w);
+void kgo_waiter_wake_m(struct kgo_waiter *w, struct kgo_m *m);
 int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg);
 
 #endif /* _KGO_WAITER_H */
