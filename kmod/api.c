@@ -256,7 +256,16 @@ int kgo_ready(struct kgo_g *g)
 }
 EXPORT_SYMBOL_GPL(kgo_ready);
 
-/* kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a G). */
+/*
+ * kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a
+ * G). From a G the readied G goes to runnext: the next G this P runs
+ * once the caller switches out, which in a hand-off (a channel, a
+ * WaitGroup's last done) it does at once. So no wake-up here: the P is
+ * marked instead, and another M is called over only if the caller goes
+ * on running (the design essay's rule 5 in sched.c). A G that was in
+ * runnext before is kicked to the ring, where it waits behind us: that
+ * one gets its wake-up now.
+ */
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 {
 	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
@@ -269,9 +278,14 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 	p = m ? kgo_g_p_get(m) : NULL;
 	trace_kgo_g_ready(g->goid, p ? p->id : -1);
 	if (p) {
+		bool kicked = READ_ONCE(p->runnext);	/* only we set it */
+
 		kgo_pstat_inc(p, readies);
 		kgo_runqput(p, g, true);
-		kgo_wakep();
+		if (kicked)
+			kgo_wakep();
+		else
+			kgo_wakep_defer(p);
 		kgo_g_p_put();
 	} else {
 		atomic64_inc(&kgo_sched.ext_readies);

@@ -40,6 +40,8 @@
 #include "check.h"
 #include "g.h"
 #include "m.h"
+#include "proc.h"
+#include "sched.h"
 #include "waiter.h"
 
 struct kgo_chan {
@@ -347,6 +349,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	unsigned long flags;
 	struct kgo_m *m;
 	unsigned int i;
+	bool due;
 	int ret, why;
 
 	if (!n || n > KGO_SELECT_MAX)
@@ -363,8 +366,10 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	/*
 	 * The caller's M, looked up once for the whole operation: the wake
 	 * and the park below take it from here (until the park, the G does
-	 * not switch).
+	 * not switch). A wake-up the G deferred before this operation (rule
+	 * 5 in sched.c) is paid if it goes on without parking.
 	 */
+	due = m && kgo_g_wakep_due(m);
 	gfp = blocking ? GFP_KERNEL : GFP_ATOMIC;
 	ret = kgo_sel_setup(&sel, cases, n, gfp);
 	if (ret)
@@ -396,14 +401,14 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 				local_irq_restore(flags);
 			if (wake)
 				kgo_waiter_wake_m(wake->w, m);
-			goto out;
+			goto done;
 		}
 	}
 	if (!blocking) {
 		kgo_sel_unlock(&sel);
 		local_irq_restore(flags);
 		ret = -EAGAIN;
-		goto out;
+		goto done;
 	}
 
 	/* Nothing ready: wait on every channel, in case order. */
@@ -448,6 +453,11 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		else
 			cs->ok = sel.sg[ret].ok;
 	}
+	goto out;
+done:
+	/* It goes on without parking: rule 5's deferred wake-up is owed. */
+	if (due)
+		kgo_g_wakep_if_due(m);
 out:
 	kfree(sel.mem);
 	return ret;

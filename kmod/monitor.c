@@ -15,6 +15,8 @@
  *  - with CONFIG_PREEMPT_NOTIFIERS off, nothing marks a blocked M
  *    (block.c); a P whose M sleeps with Gs queued gets a spinning M
  *    woken to steal them.
+ *  - a P whose running G readied another into runnext and has gone on
+ *    since the last tick pays the wake-up it deferred (sched.c, rule 5).
  * and once a second it stops Ms that have been idle for m_idle_ms,
  * keeping one per CPU.
  *
@@ -172,6 +174,28 @@ static bool kgo_monitor_call_thieves(struct kgo_p *p, u64 now)
 	return true;
 }
 
+/*
+ * Rule 5's backstop (sched.c): a G readied into runnext by a G that has
+ * run on since, without a switch or a channel operation, for a whole
+ * tick. Its deferred wake-up is paid here: a thief may take it, as it
+ * could have at once before the wake-up was deferred.
+ */
+static bool kgo_monitor_wakep_due(struct kgo_p *p)
+{
+	u32 seq = READ_ONCE(p->wakeseq);
+
+	if (seq != p->mon_wakeseq) {	/* a new one, or none: look next tick */
+		p->mon_wakeseq = seq;
+		p->mon_wakepaid = false;
+		return false;
+	}
+	if (!READ_ONCE(p->wakep_due) || p->mon_wakepaid)
+		return false;
+	p->mon_wakepaid = true;		/* once per deferral */
+	kgo_wakep();
+	return true;
+}
+
 /* One look at every P; returns whether anything was done. */
 static bool kgo_monitor_tick(struct kgo_sched *sched)
 {
@@ -190,6 +214,7 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
 		case KGO_P_RUNNING:
 			acted |= kgo_monitor_preempt(p, now);
 			acted |= kgo_monitor_call_thieves(p, now);
+			acted |= kgo_monitor_wakep_due(p);
 			break;
 		default:
 			break;

@@ -92,6 +92,14 @@ struct kgo_p {
 
 	struct kgo_m *m;		/* O (L when changing hands) */
 	u32 schedtick;			/* O */
+	/*
+	 * O, read racily by the monitor: a G readied into runnext by the
+	 * running G is owed a kgo_wakep(), deferred until the running G
+	 * goes on instead of switching out (sched.c, rule 5). wakeseq counts
+	 * the deferrals, so that the monitor sees one outlive its tick.
+	 */
+	bool wakep_due;
+	u32 wakeseq;
 	struct kgo_g *gfree;		/* O: dead Gs for reuse */
 	unsigned int ngfree;		/* O */
 	/* O: goroutine ids [goidcache, goidcacheend) taken from sched.goidgen */
@@ -112,6 +120,8 @@ struct kgo_p {
 	/* The monitor's view of this P (Go's sysmon pdesc); monitor only. */
 	u32 mon_schedtick;
 	u64 mon_schedwhen;
+	u32 mon_wakeseq;
+	bool mon_wakepaid;
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
 	unsigned int nstacks;		/* S (read racily by kgo_stacks_cached) */

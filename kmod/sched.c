@@ -46,9 +46,10 @@
  * the busy Ps: more thieves than that only burn CPU. The rules:
  *
  *   1. Whoever makes work runnable (kgo_go, kgo_ready, kgo_yield,
- *      overflow to the global queue) calls kgo_wakep(), which starts a
- *      spinning M on an idle P only if no M is spinning: it CASes
- *      nmspinning from 0 to 1, so two producers never both start one.
+ *      overflow to the global queue) calls kgo_wakep() (from a G,
+ *      kgo_ready() defers it: rule 5), which starts a spinning M on an
+ *      idle P only if no M is spinning: it CASes nmspinning from 0 to 1,
+ *      so two producers never both start one.
  *   2. A spinning M that finds a G stops spinning and, if more Gs are
  *      queued, calls kgo_wakep() itself (kgo_resetspinning): the next M
  *      spins up. Work fans out one M at a time, without a thundering
@@ -64,6 +65,23 @@
  *      and spins instead. While it is set and no P is idle, kgo_wakep()
  *      returns after three loads: nothing more can be done, and a yield
  *      or spawn on busy Ps must not take sched.lock to say so again.
+ *   5. A G readied by a G (kgo_ready() on a P: a channel hand-off, a
+ *      mutex or WaitGroup wake-up) goes to runnext, which its P runs as
+ *      soon as the readier switches out. In a hand-off the readier parks
+ *      right after, and the wake-up of rule 1 would only call an M of
+ *      another CPU over to find nothing and park again (or to split the
+ *      pair): a cross-CPU wake-up per message. So that wake-up is
+ *      deferred (p->wakep_due, set by the P's owner) and paid only if
+ *      the readier goes on instead: at its next channel operation that
+ *      does not park, when unlockf declines its park, or, for a readier
+ *      that makes no kgo call, by the monitor when the mark outlives a
+ *      tick (p->wakeseq; 20 us to 10 ms). Any switch out clears it:
+ *      park and exit leave runnext next in line (the 1-in-61 global
+ *      take then wakes for it), yield and preemption call kgo_wakep()
+ *      themselves; a P handed off with its M blocked (kgo_handoffp),
+ *      or taken from a hog (hog.c), goes to an M with its queue. A G
+ *      already in runnext that the new one kicks to the ring gets its
+ *      wake-up at once. Go wakes every time.
  *
  * Readiness from anywhere
  *
@@ -847,8 +865,11 @@ top:
 		spin_lock_irqsave(&sched->lock, flags);
 		g = kgo_globrunqget(sched, p, 1);
 		spin_unlock_irqrestore(&sched->lock, flags);
-		if (g)
+		if (g) {
+			/* Rule 5: runnext, if any, now waits behind it. */
+			kgo_wakep_for_batch(p);
 			return g;
+		}
 	}
 
 	/* 2. Local. */
@@ -1038,7 +1059,7 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;
 	unsigned long flags;
-	bool parked;
+	bool parked, due;
 
 	if (!inherit) {
 		p->schedtick++;
@@ -1096,6 +1117,14 @@ resume:
 	 */
 	p = m->p;
 	parked = false;
+	/*
+	 * Rule 5: the G switched out, and what it readied into runnext runs
+	 * next, so a wake-up it deferred is not owed any more; the requests
+	 * that queue the G call kgo_wakep() for both.
+	 */
+	due = p && p->wakep_due;
+	if (due)
+		WRITE_ONCE(p->wakep_due, false);
 	if (m->req == KGO_REQ_PARK) {
 		/*
 		 * Still with interrupts off: the G may hold, for unlockf to
@@ -1131,8 +1160,12 @@ resume:
 			break;
 		/* unlockf said don't park; unless someone readied it first. */
 		if (atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
-		    KGO_G_WAITING)
+		    KGO_G_WAITING) {
+			/* It goes on after all: pay what it deferred. */
+			if (due)
+				kgo_wakep();
 			goto resume;	/* same slice, never queued */
+		}
 		break;
 	case KGO_REQ_PREEMPT:
 		if (p) {

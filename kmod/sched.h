@@ -10,6 +10,8 @@
 #include <linux/workqueue.h>
 
 #include "g.h"
+#include "m.h"
+#include "proc.h"
 
 struct kgo_m;
 struct kgo_p;
@@ -100,6 +102,49 @@ void kgo_schedule(struct kgo_m *m);
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
 void kgo_wakep(void);
+
+/*
+ * Rule 5 (sched.c): the wake-up owed to a G just readied into @p's
+ * runnext, deferred. Context: the owner of @p, from a G.
+ */
+static inline void kgo_wakep_defer(struct kgo_p *p)
+{
+	WRITE_ONCE(p->wakeseq, p->wakeseq + 1);
+	WRITE_ONCE(p->wakep_due, true);
+}
+
+/* Whether the calling G's P has a wake-up deferred. @m: kgo_g_m(). */
+static inline bool kgo_g_wakep_due(struct kgo_m *m)
+{
+	struct kgo_p *p = kgo_g_p_get(m);
+	bool due;
+
+	if (!p)
+		return false;
+	due = READ_ONCE(p->wakep_due);
+	kgo_g_p_put();
+	return due;
+}
+
+/*
+ * The calling G saw a wake-up deferred on its P (kgo_g_wakep_due) before
+ * an operation, and went on without switching out: pay what is owed now.
+ * Callers call it only then: a wake-up the operation itself deferred is
+ * owed only once the G goes on past its next one. @m: kgo_g_m().
+ */
+static inline void kgo_g_wakep_if_due(struct kgo_m *m)
+{
+	struct kgo_p *p = kgo_g_p_get(m);
+
+	if (!p)
+		return;
+	if (READ_ONCE(p->wakep_due)) {
+		WRITE_ONCE(p->wakep_due, false);
+		kgo_wakep();
+	}
+	kgo_g_p_put();
+}
+
 void kgo_put_outside(struct kgo_g *g);
 void kgo_startm(struct kgo_p *p, bool spinning);
 
