@@ -8,11 +8,14 @@
 int kgo_budget_check_params(void);
 u64 kgo_budget_bytes(void);
 u64 kgo_budget_used_bytes(void);
-bool kgo_budget_spawn(void);
-void kgo_budget_unspawn(void);
-bool kgo_budget_stack(void);
-void kgo_budget_unstack(void);
-void kgo_budget_exit(void);
+struct kgo_p;
+
+bool kgo_budget_spawn(struct kgo_p *p);
+void kgo_budget_unspawn(struct kgo_p *p);
+bool kgo_budget_stack(struct kgo_p *p);
+void kgo_budget_unstack(struct kgo_p *p);
+void kgo_budget_exit(struct kgo_p *p);
+void kgo_budget_flush(struct kgo_p *p);
 bool kgo_budget_stack_fits(void);
 u64 kgo_budget_set(u64 bytes);
 

@@ -105,6 +105,11 @@ struct kgo_p {
 	/* O: goroutine ids [goidcache, goidcacheend) taken from sched.goidgen */
 	u64 goidcache;
 	u64 goidcacheend;
+	/*
+	 * O (read racily by budget.c): bytes of the memory budget this P
+	 * took and no goroutine holds yet; see budget.c.
+	 */
+	long budget_credit;
 	u64 idle_since;			/* L: ktime when it went idle */
 	u64 idle_ns;			/* L: total idle time before that */
 

@@ -798,6 +798,7 @@ static void kgo_p_stop_held(struct kgo_m *m)
 		m->spinning = false;
 		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
 	}
+	kgo_budget_flush(p);	/* its owner, once more */
 	spin_lock_irqsave(&sched->lock, flags);
 	kgo_runq_drain(sched, p);
 	queued = sched->runqsize;
@@ -1034,14 +1035,14 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 {
 	bool nomem = false;
 
-	if (kgo_budget_stack()) {
+	if (kgo_budget_stack(p)) {
 		struct mem_cgroup *old = set_active_memcg(g->memcg);
 
 		g->stack = kgo_stack_get(p);
 		set_active_memcg(old);
 		if (likely(g->stack))
 			return true;
-		kgo_budget_unstack();
+		kgo_budget_unstack(p);
 		nomem = true;
 	}
 	kgo_stackwait_add(sched, g, nomem);
@@ -1201,7 +1202,7 @@ global:
 		kgo_g_free(p, g);
 		kgo_pstat_inc(p, gfinished);
 		atomic64_dec(&sched->galive);
-		kgo_budget_exit();
+		kgo_budget_exit(p);
 		/* Its stack may be what a waiting G needs. */
 		kgo_stackwait_kick(sched, 1);
 		break;
@@ -1277,28 +1278,30 @@ static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
  * @gfp: for the G's struct
  *
  * Context: any. From a G the G comes from the P's free list. The P is
- * taken twice (kgo_g_p_get()): a fresh allocation may sleep, and the
- * G may then come back to no P, or to another.
+ * taken for each use (kgo_g_p_get()): a fresh allocation may sleep, and
+ * the G may then come back to no P, or to another.
  * Return: the G, or an ERR_PTR.
  */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_sched *sched = &kgo_sched;
-	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
-	bool from_g = m && m->curg;
+	struct kgo_m *m = kgo_g_m();
 	struct mem_cgroup *memcg, *old;
+	struct kgo_g *g = NULL;
 	struct kgo_p *p;
-	struct kgo_g *g;
+	bool charged;
 
 	if (READ_ONCE(sched->stopping))
 		return ERR_PTR(-ESHUTDOWN);
-	if (!kgo_budget_spawn())
-		return ERR_PTR(-ENOMEM);
-	memcg = kgo_memcg_spawner(from_g ? m->curg->memcg : NULL, from_g);
-	p = from_g ? kgo_g_p_get(m) : NULL;
-	g = kgo_g_reuse(p);
+	p = m ? kgo_g_p_get(m) : NULL;
+	charged = kgo_budget_spawn(p);
+	if (charged)
+		g = kgo_g_reuse(p);
 	if (p)
 		kgo_g_p_put();
+	if (!charged)
+		return ERR_PTR(-ENOMEM);
+	memcg = kgo_memcg_spawner(m ? m->curg->memcg : NULL, m);
 	if (!g) {
 		old = set_active_memcg(memcg);
 		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
@@ -1306,13 +1309,17 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 	}
 	if (!g) {
 		mem_cgroup_put(memcg);
-		kgo_budget_unspawn();
+		/* Credits are one budget: any P's, or none, takes it back. */
+		p = m ? kgo_g_p_get(m) : NULL;
+		kgo_budget_unspawn(p);
+		if (p)
+			kgo_g_p_put();
 		return ERR_PTR(-ENOMEM);
 	}
 	g->memcg = memcg;
 	g->fn = fn;
 	g->arg = arg;
-	p = from_g ? kgo_g_p_get(m) : NULL;
+	p = m ? kgo_g_p_get(m) : NULL;
 	g->goid = kgo_goid_next(sched, p);
 	if (p) {
 		kgo_pstat_inc(p, gcreated);
@@ -1494,6 +1501,9 @@ void kgo_sched_exit(void)
 	}
 	WARN(atomic64_read(&sched->galive), "kgo: %lld goroutines alive at unload\n",
 	     atomic64_read(&sched->galive));
+	/* Nothing runs: every P's credit goes back to the budget. */
+	for (i = 0; i < sched->nprocs; i++)
+		kgo_budget_flush(sched->allp[i]);
 
 	/*
 	 * Stacks may still be looked at by an unwinder (stack.c), and an M
