@@ -99,7 +99,7 @@ void __noreturn kgo_g_main(struct kgo_g *g)
 s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_m *m = kgo_g_m();
-	struct kgo_g *g = kgo_newproc(fn, arg, gfp);
+	struct kgo_g *g = kgo_newproc_m(m, fn, arg, gfp);
 	struct kgo_p *p;
 	s64 goid;
 

@@ -1200,8 +1200,8 @@ global:
 		mem_cgroup_put(g->memcg);
 		g->memcg = NULL;
 		kgo_g_free(p, g);
+		/* Counts the G out of kgo_galive(), see there. */
 		kgo_pstat_inc(p, gfinished);
-		atomic64_dec(&sched->galive);
 		kgo_budget_exit(p);
 		/* Its stack may be what a waiting G needs. */
 		kgo_stackwait_kick(sched, 1);
@@ -1284,8 +1284,18 @@ static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
  */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 {
+	return kgo_newproc_m(kgo_g_m(), fn, arg, gfp);
+}
+
+/*
+ * kgo_newproc() by a caller that has its M, @m = kgo_g_m() (NULL outside
+ * a G). On a P, nothing shared is written: the budget comes from the P's
+ * credit, the id from its cache, the struct from its free list, and the
+ * count of live Gs is the P's own counter (kgo_galive()).
+ */
+struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp)
+{
 	struct kgo_sched *sched = &kgo_sched;
-	struct kgo_m *m = kgo_g_m();
 	struct mem_cgroup *memcg, *old;
 	struct kgo_g *g = NULL;
 	struct kgo_p *p;
@@ -1321,6 +1331,7 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 	g->arg = arg;
 	p = m ? kgo_g_p_get(m) : NULL;
 	g->goid = kgo_goid_next(sched, p);
+	/* Counts the G in kgo_galive(): before it can run, let alone exit. */
 	if (p) {
 		kgo_pstat_inc(p, gcreated);
 		trace_kgo_g_create(g->goid, p->id);
@@ -1329,7 +1340,6 @@ struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 		atomic64_inc(&sched->ext_created);
 		trace_kgo_g_create(g->goid, -1);
 	}
-	atomic64_inc(&sched->galive);
 	kgo_g_stamp_new(g);
 	atomic_set(&g->status, KGO_G_RUNNABLE);
 	return g;
@@ -1386,6 +1396,35 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_injectglist);
 
 /* --- Init, exit, statistics ---------------------------------------- */
 
+/**
+ * kgo_galive() - goroutines spawned and not yet exited
+ * @sched: the scheduler
+ *
+ * Not one shared counter that every spawn and exit would write: each P
+ * counts the spawns of its Gs (gcreated) and the exits on it (gfinished)
+ * in its own line, spawns from outside any P go to ext_created, and this
+ * sums them. Exits are read first, then spawns, with a read barrier
+ * between: a G's spawn is counted before the G is queued, and its exit
+ * after it ran, so whoever reads an exit then reads its spawn (the queue's
+ * release and acquire, and the status cmpxchgs, order them). So the sum
+ * only ever counts too many, by the Gs spawned during the reads: a zero
+ * is exact, as kgo_sched_drain() needs. Context: any.
+ */
+s64 kgo_galive(struct kgo_sched *sched)
+{
+	u64 created, finished = 0;
+	int i;
+
+	for (i = 0; i < sched->nprocs; i++)
+		finished += READ_ONCE(sched->allp[i]->stats.gfinished);
+	smp_rmb();
+	created = atomic64_read(&sched->ext_created);
+	for (i = 0; i < sched->nprocs; i++)
+		created += READ_ONCE(sched->allp[i]->stats.gcreated);
+	return created - finished;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_galive);
+
 void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 {
 	struct kgo_sched *sched = &kgo_sched;
@@ -1401,7 +1440,7 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 	for (i = 0; i < sched->nprocs; i++)
 		snap->nmidle += sched->allp[i]->nmidle;
 	snap->runqsize = sched->runqsize;
-	snap->galive = atomic64_read(&sched->galive);
+	snap->galive = kgo_galive(sched);
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched_snapshot);
@@ -1459,7 +1498,7 @@ void kgo_sched_drain(void)
 {
 	unsigned long end = jiffies + 10 * HZ;
 
-	while (atomic64_read(&kgo_sched.galive) && time_before(jiffies, end))
+	while (kgo_galive(&kgo_sched) && time_before(jiffies, end))
 		msleep(1);
 }
 
@@ -1472,6 +1511,7 @@ void kgo_sched_exit(void)
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_m *m, *tmp;
 	LIST_HEAD(allm);
+	s64 alive;
 	int i;
 
 	spin_lock_irq(&sched->lock);
@@ -1499,8 +1539,8 @@ void kgo_sched_exit(void)
 		kthread_stop(m->task);
 		put_task_struct(m->task);
 	}
-	WARN(atomic64_read(&sched->galive), "kgo: %lld goroutines alive at unload\n",
-	     atomic64_read(&sched->galive));
+	alive = kgo_galive(sched);
+	WARN(alive, "kgo: %lld goroutines alive at unload\n", alive);
 	/* Nothing runs: every P's credit goes back to the budget. */
 	for (i = 0; i < sched->nprocs; i++)
 		kgo_budget_flush(sched->allp[i]);

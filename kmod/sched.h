@@ -70,9 +70,11 @@ struct kgo_sched {
 	struct list_head allg;		/* allg_lock */
 
 	atomic64_t goidgen;		/* A: last goroutine id */
-	atomic64_t galive;		/* A: spawned and not yet exited */
 	atomic64_t mcreated;		/* A: Ms ever created */
-	/* Events from outside any P (process context, interrupts). */
+	/*
+	 * Events from outside any P (process context, interrupts). With
+	 * the Ps' counters, ext_created counts the live Gs (kgo_galive()).
+	 */
 	atomic64_t ext_created;		/* A */
 	atomic64_t ext_readies;		/* A */
 };
@@ -94,12 +96,14 @@ int kgo_sched_init(void);
 void kgo_sched_drain(void);
 void kgo_sched_exit(void);
 void kgo_sched_snapshot(struct kgo_sched_snap *snap);
+s64 kgo_galive(struct kgo_sched *sched);
 
 /* For the M loop (m.c). */
 void kgo_schedule(struct kgo_m *m);
 
 /* Used by the API functions (api.c) and tests. */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
+struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
 void kgo_wakep(void);
 
