@@ -70,8 +70,20 @@ struct kgo_g {
 	void *stack;			/* O: THREAD_SIZE stack, NULL before the first run */
 	atomic_t status;		/* A: enum kgo_gstatus */
 	u64 goid;			/* I: unique, never reused, starts at 1 */
-	kgo_func_t fn;			/* I */
-	void *arg;			/* I */
+	union {
+		struct {
+			kgo_func_t fn;		/* I */
+			void *arg;		/* I */
+		};
+		/*
+		 * DEAD, heading a batch of free Gs (linked through
+		 * schedlink) on sched.gfree, under sched.lock (g.c).
+		 */
+		struct {
+			struct kgo_g *batchnext;	/* the next batch */
+			unsigned long batchlen;		/* Gs in this one */
+		};
+	};
 	struct kgo_m *m;		/* O: the M running it, while RUNNING */
 	struct kgo_g *schedlink;	/* O: link in the global queue or a free list */
 	unsigned long since;		/* O: jiffies when it entered its status (gtime.h) */

@@ -37,8 +37,13 @@ struct kgo_sched {
 	unsigned int mcount;		/* L */
 	bool stopping;			/* L, racy: module unload began */
 
-	struct kgo_g *gfree;		/* L: global free Gs (Go's sched.gFree) */
-	unsigned int ngfree;		/* L */
+	/*
+	 * L: global free Gs (Go's sched.gFree), a stack of batches as Ps
+	 * spill them, so that a P takes a batch back without walking it
+	 * under the lock (g.c).
+	 */
+	struct kgo_g *gfree;
+	unsigned int ngfree;		/* L, racy */
 
 	/*
 	 * RUNNABLE Gs whose first run found no stack within the budget, or
