@@ -23,24 +23,6 @@
 #include "block.h"
 
 /*
- * The M running the calling G, or NULL outside a G. The M may hold no P
- * (block.c, hog.c): callers that would use the P take it with
- * kgo_g_p_get(). Stale once the G switches: a caller that looked it up
- * once passes it down the calls it makes before its next switch
- * (kgo_ready_m(), kgo_park_m(), the channel and waiter paths), rather
- * than have each look it up again.
- */
-struct kgo_m *kgo_g_m(void)
-{
-	struct kgo_m *m;
-
-	if (!in_task())
-		return NULL;
-	m = kgo_this_m();
-	return m && m->curg ? m : NULL;
-}
-
-/*
  * Switches from the calling G to its M's scheduler loop, having set
  * m->req. Returns when some M switches back to the G; that M set
  * current->stack to our stack before it did. @m is stale afterwards.

@@ -90,8 +90,23 @@ static inline void kgo_g_p_put(void)
 
 /* The M running the caller, or NULL when the caller is not on an M. */
 struct kgo_m *kgo_this_m(void);
-/* The M running the calling goroutine, or NULL outside one (api.c). */
-struct kgo_m *kgo_g_m(void);
+/*
+ * The M running the calling G, or NULL outside a G. The M may hold no P
+ * (block.c, hog.c): callers that would use the P take it with
+ * kgo_g_p_get(). Stale once the G switches: a caller that looked it up
+ * once passes it down the calls it makes before its next switch
+ * (kgo_ready_m(), kgo_park_m(), the channel and waiter paths), rather
+ * than have each look it up again. Inline: every kgo call makes it.
+ */
+static inline struct kgo_m *kgo_g_m(void)
+{
+	struct kgo_m *m;
+
+	if (!in_task())
+		return NULL;
+	m = kgo_this_m();
+	return m && m->curg ? m : NULL;
+}
 void kgo_m_ran_here(struct kgo_m *m);
 
 int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief);
