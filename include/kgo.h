@@ -116,7 +116,12 @@ void kgo_preempt_point(void);
  * this needs CONFIG_PREEMPT_NOTIFIERS, which Debian's kernels have).
  *
  * Context: a goroutine, nothing held that it may not switch with; no
- * effect elsewhere. Not nested.
+ * effect elsewhere. Not nested. Until kgo_block_end(), kgo treats the
+ * caller as a thread: kgo calls that would switch goroutines block the
+ * task instead (channels, kgo_wg_wait(), kgo_sleep()), kgo_yield() is
+ * cond_resched(), kgo_park() fails with -EPERM, and what it spawns or
+ * readies is queued as from outside. kgo_self() still names it.
+ * Returning or kgo_exit() ends the block.
  */
 void kgo_block_begin(void);
 

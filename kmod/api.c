@@ -45,6 +45,19 @@ static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
 	kgo_switch_to_m_irqsoff(m, g);
 }
 
+/*
+ * The M of a G about to exit, its kgo_block_begin() ended if it left one
+ * open: kgo_goexit() must run on a P the M really holds (kgo_g_m()).
+ */
+static struct kgo_m *kgo_exiting_m(void)
+{
+	struct kgo_m *m = kgo_this_m();
+
+	if (m->blocking)
+		kgo_block_end();
+	return kgo_g_m();
+}
+
 static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
 {
 	kgo_switch_check(m, "exit");
@@ -75,7 +88,7 @@ void __noreturn kgo_g_main(struct kgo_g *g)
 {
 	local_irq_enable();
 	g->fn(g->arg);
-	kgo_goexit(kgo_g_m(), g);
+	kgo_goexit(kgo_exiting_m(), g);
 }
 
 s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
@@ -174,17 +187,19 @@ void kgo_exitsyscall_park(struct kgo_m *m)
 
 void kgo_exit(void)
 {
-	struct kgo_m *m = kgo_g_m();
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
 
-	if (WARN_ONCE(!m, "kgo_exit() outside a goroutine\n"))
+	if (WARN_ONCE(!m || !m->curg, "kgo_exit() outside a goroutine\n"))
 		return;
+	m = kgo_exiting_m();
 	kgo_goexit(m, m->curg);
 }
 EXPORT_SYMBOL_GPL(kgo_exit);
 
 struct kgo_g *kgo_self(void)
 {
-	struct kgo_m *m = kgo_g_m();
+	/* Not kgo_g_m(): inside kgo_block_begin/end it is still a G. */
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
 
 	return m ? m->curg : NULL;
 }

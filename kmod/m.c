@@ -83,6 +83,17 @@ static struct kgo_m *kgo_this_m_slow(void)
 	return m;
 }
 
+/*
+ * Debug kernels: the P a G is about to use is its M's. Whoever holds a
+ * P is its p->m; an M that lost its P (handoff, hog relief) finds m->p
+ * NULL before its G may look (kgo_g_p_get()).
+ */
+void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p)
+{
+	WARN_ONCE(data_race(p->m) != m, "kgo: M %llu uses P %d, held by another M\n",
+		  m->id, p->id);
+}
+
 /**
  * kgo_this_m() - the M the caller runs on
  *

@@ -7,6 +7,8 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
+#include "check.h"
+
 struct kgo_g;
 struct kgo_p;
 struct kgo_sched;
@@ -72,14 +74,20 @@ struct kgo_m {
  *
  * Return: the P, pinned; or NULL, not pinned, if the M holds none.
  */
+void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p);
+
 static inline struct kgo_p *kgo_g_p_get(struct kgo_m *m)
 {
 	struct kgo_p *p;
 
 	preempt_disable();
 	p = READ_ONCE(m->p);
-	if (!p)
+	if (!p) {
 		preempt_enable();
+		return NULL;
+	}
+	if (KGO_CHECK_SWITCHES)
+		kgo_g_p_check(m, p);
 	return p;
 }
 
@@ -93,7 +101,12 @@ struct kgo_m *kgo_this_m(void);
 /*
  * The M running the calling G, or NULL outside a G. The M may hold no P
  * (block.c, hog.c): callers that would use the P take it with
- * kgo_g_p_get(). Stale once the G switches: a caller that looked it up
+ * kgo_g_p_get(). NULL too inside kgo_block_begin/end: there m->p may
+ * name a P handed to another M already (only kgo_block_end() learns),
+ * and the M loop would run on it if the G switched; so to every kgo
+ * call the G is a thread until kgo_block_end(), which blocks the task
+ * instead of switching and queues what it readies or spawns from
+ * outside. Stale once the G switches: a caller that looked it up
  * once passes it down the calls it makes before its next switch
  * (kgo_ready_m(), kgo_park_m(), the channel and waiter paths), rather
  * than have each look it up again. Inline: every kgo call makes it.
@@ -105,7 +118,7 @@ static inline struct kgo_m *kgo_g_m(void)
 	if (!in_task())
 		return NULL;
 	m = kgo_this_m();
-	return m && m->curg ? m : NULL;
+	return m && m->curg && !m->blocking ? m : NULL;
 }
 void kgo_m_ran_here(struct kgo_m *m);
 

@@ -1360,8 +1360,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_newproc);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 {
 	struct kgo_sched *sched = &kgo_sched;
-	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
-	struct kgo_p *p = m && m->curg ? kgo_g_p_get(m) : NULL;
+	struct kgo_m *m = kgo_g_m();
+	struct kgo_p *p = m ? kgo_g_p_get(m) : NULL;
 	struct kgo_gqueue glob = {};
 	unsigned long flags;
 	struct kgo_g *g;

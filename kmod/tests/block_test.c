@@ -8,7 +8,10 @@
  *    (block to the P running again) is measured;
  *  - the same with kgo_block_begin/end, which hands off at once;
  *  - kgo_gomaxprocs() stops and restarts Ps with goroutines queued;
- *  - Ms made for handoffs are stopped once idle, one per CPU kept.
+ *  - Ms made for handoffs are stopped once idle, one per CPU kept;
+ *  - inside kgo_block_begin/end a goroutine's kgo calls act as a
+ *    thread's (its P may be another M's by then), and a goroutine that
+ *    returns inside one leaves no M marked blocking.
  */
 
 #include <kunit/test.h>
@@ -278,12 +281,123 @@ static void kgo_block_end_race_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
+/* --- kgo calls inside kgo_block_begin/end --------------------------- */
+
+#define INSIDE_GS	64
+#define INSIDE_NS	(10000 * MS)
+
+struct inside_ctx {
+	struct kgo_waitgroup wg;
+	struct kgo_chan *c;
+	atomic_t ran;
+	struct kgo_g *self, *self_inside;
+	int spawned, park, recvd, sum, wait;
+};
+
+static void inside_child(void *arg)
+{
+	struct inside_ctx *x = arg;
+	int one = 1;
+
+	atomic_inc(&x->ran);
+	/* Parks until the thread-like receiver below takes it. */
+	if (!kgo_chan_send(x->c, &one, INSIDE_NS))
+		kgo_wg_done(&x->wg);
+}
+
+static bool inside_no_park(struct kgo_g *g, void *arg)
+{
+	return false;
+}
+
+/*
+ * On one P, which kgo_block_begin() hands to another M at once: had the
+ * G kept using it (spawning onto its queue, parking into the M loop),
+ * two Ms would run one P; kgo_g_p_get() warns of that on debug kernels.
+ */
+static void inside_g(void *arg)
+{
+	struct inside_ctx *x = arg;
+	int i, v;
+	bool ok;
+
+	x->self = kgo_self();
+	kgo_block_begin();
+	x->self_inside = kgo_self();
+	for (i = 0; i < INSIDE_GS; i++)
+		x->spawned += kgo_go(inside_child, x, GFP_KERNEL) > 0;
+	kgo_yield();
+	x->park = kgo_park(inside_no_park, NULL);
+	for (i = 0; i < INSIDE_GS; i++) {
+		v = 0;
+		if (!kgo_chan_recv(x->c, &v, &ok, INSIDE_NS) && ok) {
+			x->recvd++;
+			x->sum += v;
+		}
+	}
+	x->wait = kgo_wg_wait_timeout(&x->wg, INSIDE_NS);
+	kgo_block_end();
+}
+
+static void left_open_g(void *arg)
+{
+	kgo_block_begin();
+}
+
+static bool kgo_test_any_m_blocking(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_m *m;
+	bool any = false;
+
+	spin_lock_irq(&sched->lock);
+	list_for_each_entry(m, &sched->allm, all_node)
+		any |= READ_ONCE(m->blocking);
+	spin_unlock_irq(&sched->lock);
+	return any;
+}
+
+static void kgo_block_calls_inside_test(struct kunit *test)
+{
+	struct inside_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->c = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x->c);
+	kgo_gomaxprocs(1);
+	for (round = 0; round < 3; round++) {
+		kgo_wg_init(&x->wg);
+		kgo_wg_add(&x->wg, INSIDE_GS);
+		atomic_set(&x->ran, 0);
+		x->spawned = x->recvd = x->sum = 0;
+		x->park = x->wait = 1;
+		KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(inside_g, x, LONG_MS), 0);
+		KUNIT_EXPECT_NOT_NULL(test, x->self);
+		KUNIT_EXPECT_PTR_EQ(test, x->self_inside, x->self);
+		KUNIT_EXPECT_EQ(test, x->spawned, INSIDE_GS);
+		KUNIT_EXPECT_EQ(test, x->park, -EPERM);
+		KUNIT_EXPECT_EQ(test, x->recvd, INSIDE_GS);
+		KUNIT_EXPECT_EQ(test, x->sum, INSIDE_GS);
+		KUNIT_EXPECT_EQ(test, x->wait, 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&x->ran), INSIDE_GS);
+	}
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(x->c), 0);
+
+	/* Returning inside a block ends it. */
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(left_open_g, NULL, LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	KUNIT_EXPECT_FALSE(test, kgo_test_any_m_blocking());
+}
+
 static struct kunit_case kgo_block_cases[] = {
 	KUNIT_CASE(kgo_block_msleep_test),
 	KUNIT_CASE(kgo_block_annotated_test),
 	KUNIT_CASE(kgo_block_gomaxprocs_test),
 	KUNIT_CASE(kgo_block_end_race_test),
 	KUNIT_CASE(kgo_block_reap_test),
+	KUNIT_CASE(kgo_block_calls_inside_test),
 	{}
 };
 
