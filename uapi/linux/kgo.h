@@ -40,6 +40,8 @@
 #define KGO_IOC_WAIT		_IO(KGO_IOC_MAGIC, 0x02)
 #define KGO_IOC_STATS		_IO(KGO_IOC_MAGIC, 0x03)
 #define KGO_IOC_CANCEL		_IO(KGO_IOC_MAGIC, 0x04)
+#define KGO_IOC_RING_SETUP	_IO(KGO_IOC_MAGIC, 0x05)
+#define KGO_IOC_ENTER		_IO(KGO_IOC_MAGIC, 0x06)
 
 /**
  * struct kgo_info - argument of KGO_IOC_GET_INFO
@@ -275,6 +277,196 @@ struct kgo_cancel {
 
 #define KGO_CANCEL_ALL		(1U << 0)
 #define KGO_CANCEL_RUNNING	(1U << 1)
+
+/*
+ * Shared rings: the fast path, in io_uring's manner.
+ *
+ * KGO_IOC_RING_SETUP gives an fd one submission ring (SQ) of struct
+ * kgo_task and one completion ring (CQ) of struct kgo_completion, in
+ * memory shared with the caller: mmap(2) it whole, MAP_SHARED, at file
+ * offset %KGO_RING_OFF_ALL, with the length and at the offsets that
+ * struct kgo_ring_params returns. The caller writes tasks into the SQ
+ * and CQ completions come back there; KGO_IOC_ENTER consumes submitted
+ * tasks and waits for completions, both in one call.
+ *
+ * Four indices, free-running __u32 counters that wrap at 2^32; an
+ * entry's slot is index & mask (entries - 1: both rings are powers of
+ * two). Each is written by one side only:
+ *
+ *   sq_tail  the caller: one past the last task it wrote.
+ *   sq_head  the module: one past the last task it consumed.
+ *   cq_tail  the module: one past the last completion it wrote.
+ *   cq_head  the caller: one past the last completion it consumed.
+ *
+ * The memory-ordering contract, each pair an acquire on one side of
+ * the release on the other:
+ *
+ *  1. The caller writes SQ entries, then stores sq_tail with a
+ *     store-release. The module loads sq_tail with a load-acquire
+ *     (in KGO_IOC_ENTER) before it reads those entries.
+ *  2. The module copies each entry it consumes once, then stores
+ *     sq_head with a store-release. The caller loads sq_head with a
+ *     load-acquire before it writes into a slot again: slots before
+ *     sq_head are free.
+ *  3. The module writes a CQ entry, then stores cq_tail with a
+ *     store-release. The caller loads cq_tail with a load-acquire
+ *     before it reads the entries up to it.
+ *  4. The caller reads CQ entries, then stores cq_head with a
+ *     store-release. The module loads cq_head with a load-acquire (in
+ *     KGO_IOC_ENTER) before it promises their slots to new tasks.
+ *
+ * In C11: atomic_store_explicit(..., memory_order_release) and
+ * atomic_load_explicit(..., memory_order_acquire), or the
+ * __atomic_*_n builtins with __ATOMIC_RELEASE and __ATOMIC_ACQUIRE;
+ * libkgo does it for you.
+ *
+ * No completion is ever dropped. The module accepts a task only if its
+ * completion has a CQ slot waiting for it: tasks consumed from the SQ
+ * and not yet consumed by the caller from the CQ never outnumber
+ * cq_entries. Past that, KGO_IOC_ENTER consumes nothing more and
+ * returns -EBUSY when it consumed nothing: consume completions (advance
+ * cq_head), then enter again. The module never trusts an index the
+ * caller writes: a sq_tail more than sq_entries past sq_head is -EINVAL,
+ * a cq_head that is not between what the module promised and wrote
+ * counts as a full CQ; each slot the module touches is index & mask.
+ *
+ * Each SQ entry is copied once, then validated as KGO_IOC_SUBMIT does:
+ * one that is not a valid task (-EINVAL, -E2BIG, -EFAULT for a
+ * CHECKSUM buffer) is consumed, and completes at once with that status
+ * in its completion, with its tag. What is not the entry's fault (the
+ * CQ full, the user's goroutine cap, memory) leaves it in the SQ.
+ *
+ * The caps: the CQ's entries count as tasks in flight against the
+ * fd's max_inflight and the user's max_user_inflight from setup until
+ * the ring goes (its fd closed and unmapped, every task done); tasks
+ * still take the user's max_user_goroutines one each, and CHECKSUM
+ * buffers count against max_bytes. The ring's memory is charged to the
+ * caller's memory cgroup.
+ *
+ * The mapping may be unmapped, and mapped again, at any time: the
+ * module writes through its own mapping. A child process after fork(2)
+ * shares the mapped ring, as it shares the fd. Closing the fd cancels
+ * its tasks only once the ring is unmapped too (the mapping holds the
+ * file open), as with read(2)'s completions: completions of tasks
+ * cancelled that way are still written while the ring is mapped.
+ */
+
+/* The file offset to mmap(2) the rings at: the only one there is. */
+#define KGO_RING_OFF_ALL	0ULL
+
+/* Most entries a ring may have; the CQ's is also at most max_inflight. */
+#define KGO_RING_SQ_MAX		32768
+#define KGO_RING_CQ_MAX		65536
+
+/**
+ * struct kgo_ring_offsets - where things are in the mapped ring
+ * @sq_head: byte offset of the SQ head index (__u32, the module writes)
+ * @sq_tail: of the SQ tail index (__u32, the caller writes)
+ * @cq_head: of the CQ head index (__u32, the caller writes)
+ * @cq_tail: of the CQ tail index (__u32, the module writes)
+ * @sq_flags: of a __u32 of %KGO_SQ_* bits (the module writes)
+ * @sqes: of the SQ: sq_entries struct kgo_task
+ * @cqes: of the CQ: cq_entries struct kgo_completion
+ * @__reserved: 0
+ *
+ * Each index has a cache line of its own.
+ */
+struct kgo_ring_offsets {
+	__u32 sq_head;
+	__u32 sq_tail;
+	__u32 cq_head;
+	__u32 cq_tail;
+	__u32 sq_flags;
+	__u32 sqes;
+	__u32 cqes;
+	__u32 __reserved;
+};
+
+/**
+ * struct kgo_ring_params - argument of KGO_IOC_RING_SETUP
+ * @size: in: sizeof(struct kgo_ring_params)
+ * @flags: in: 0, or %KGO_RING_SQPOLL
+ * @sq_entries: in: at least this many SQ entries, 1..%KGO_RING_SQ_MAX;
+ *		out: how many, rounded up to a power of two
+ * @cq_entries: in: at least this many CQ entries, or 0 for twice
+ *		@sq_entries; no fewer than @sq_entries, at most
+ *		%KGO_RING_CQ_MAX and the max_inflight parameter; out: how
+ *		many, a power of two
+ * @sq_idle_ms: in: with %KGO_RING_SQPOLL, how long the poller polls an
+ *		empty SQ before it sleeps, 1..1000 (0: 10); else 0
+ * @mmap_size: out: the length to mmap(2)
+ * @off: out: where the indices and entries are in the mapping
+ * @__reserved: must be 0
+ *
+ * Returns 0; -EBUSY if the fd has a ring already (one per fd);
+ * -EINVAL for sizes out of range, unknown flags, non-zero reserved
+ * fields; -EAGAIN if the CQ's entries do not fit in the fd's or the
+ * user's cap on tasks in flight (see above); -ENOMEM.
+ */
+struct kgo_ring_params {
+	__u32 size;
+	__u32 flags;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 sq_idle_ms;
+	__u32 mmap_size;
+	struct kgo_ring_offsets off;
+	__aligned_u64 __reserved;
+};
+
+/*
+ * A goroutine of the module polls the SQ (io_uring's SQPOLL): tasks the
+ * caller publishes with sq_tail are consumed without a system call.
+ * After sq_idle_ms without any, the poller sleeps and sets
+ * %KGO_SQ_NEED_WAKEUP in sq_flags; the caller then wakes it with
+ * KGO_IOC_ENTER and %KGO_ENTER_SQ_WAKEUP. CHECKSUM tasks are refused
+ * (status -EOPNOTSUPP) on such a ring: the poller cannot read the
+ * caller's memory.
+ */
+#define KGO_RING_SQPOLL		(1U << 0)
+
+/* sq_flags bits */
+#define KGO_SQ_NEED_WAKEUP	(1U << 0)
+
+/**
+ * struct kgo_enter - argument of KGO_IOC_ENTER
+ * @size: in: sizeof(struct kgo_enter)
+ * @flags: in: %KGO_ENTER_* bits
+ * @to_submit: in: consume up to this many tasks from the SQ (at most
+ *	       what is between sq_head and sq_tail); 0 submits nothing.
+ *	       With %KGO_RING_SQPOLL the poller consumes them: to_submit
+ *	       is then ignored
+ * @min_complete: in: then wait until at least this many completions
+ *		  are in the CQ (between cq_head and cq_tail), or until
+ *		  every task consumed so far has completed, whichever is
+ *		  first; 0 does not wait
+ * @timeout_ns: in: give up waiting after this long: 0 does not wait,
+ *		%KGO_WAIT_FOREVER never gives up
+ *
+ * Returns the number of SQ entries consumed (0 or more), which may be
+ * fewer than @to_submit: it stops at the first it cannot accept, and
+ * returns the reason if that is the first: -EBUSY (the CQ could
+ * overflow: consume completions first), -EAGAIN (the user's
+ * max_user_goroutines), -ENOMEM (memory, or kgo's memory budget),
+ * -EINVAL (a sq_tail too far ahead of sq_head). When nothing was
+ * consumed, a wait that did not end well returns -ETIMEDOUT or -EINTR;
+ * when something was, the wait's outcome is what the CQ shows. Also
+ * -EBADFD: the fd has no ring; -EINVAL: unknown flags.
+ *
+ * The waiter is woken once, when its count is reached, not per
+ * completion. Several threads may enter at once: submissions are
+ * serialised, waits are not.
+ */
+struct kgo_enter {
+	__u32 size;
+	__u32 flags;
+	__u32 to_submit;
+	__u32 min_complete;
+	__aligned_u64 timeout_ns;
+};
+
+/* KGO_IOC_ENTER flags */
+#define KGO_ENTER_SQ_WAKEUP	(1U << 0)	/* wake a sleeping SQ poller */
 
 /* Buckets of the runnable-to-running histogram: [2^i, 2^(i+1)) ns. */
 #define KGO_LATENCY_BUCKETS	32
