@@ -1346,13 +1346,40 @@ struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_newproc);
 
+/*
+ * For a batch from outside any P: up to a ring's worth of @q's @n Gs go
+ * into an idle P with an M of its CPU parked, this CPU's first (as
+ * kgo_put_outside() does for one G), which is then started. An idle P's
+ * queue is empty: none of them spills to the global queue. Return: how
+ * many it took. Context: sched->lock held.
+ */
+static u32 kgo_inject_idle_p(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
+{
+	struct kgo_p *p;
+	u32 i;
+
+	lockdep_assert_held(&sched->lock);
+	if (sched->stopping || !atomic_read(&sched->npidle))
+		return 0;
+	p = kgo_pidleget_parked_m(sched, raw_cpu_read(kgo_cpu_p));
+	if (!p)
+		return 0;
+	n = min_t(u32, n, KGO_RUNQ_SIZE);
+	for (i = 0; i < n; i++)
+		kgo_runqput(p, kgo_gqueue_pop(q), false);
+	kgo_startm(p, false);
+	return n;
+}
+
 /**
  * kgo_injectglist() - make a batch of RUNNABLE Gs run (Go's injectglist)
  * @q: the Gs, linked through schedlink; emptied
  * @n: how many
  *
- * From outside a G the batch goes to the global queue and up to @n idle
- * Ps are started; from a G, as many as there are idle Ps go global (for
+ * From outside a G the batch fills an idle P, this CPU's first
+ * (kgo_inject_idle_p()), and a spinning M is woken to steal from it;
+ * what does not fit goes to the global queue and up to as many idle Ps
+ * are started. From a G, as many as there are idle Ps go global (for
  * them) and the rest to the caller's P.
  *
  * Context: any, hardirq included.
@@ -1374,9 +1401,14 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	}
 	if (!p) {
 		spin_lock_irqsave(&sched->lock, flags);
-		kgo_globrunqputbatch(sched, q, n);
+		nglob = n - kgo_inject_idle_p(sched, q, n);
+		if (nglob)
+			kgo_globrunqputbatch(sched, q, nglob);
 		spin_unlock_irqrestore(&sched->lock, flags);
-		kgo_start_idle(sched, n);
+		if (nglob)
+			kgo_start_idle(sched, nglob);
+		else if (n > 1)
+			kgo_wakep();	/* Rule 1: a spinner may take half */
 		return;
 	}
 	npidle = atomic_read(&sched->npidle);
