@@ -148,18 +148,20 @@ void kgo_user_put(struct kgo_user *u)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_user_put);
 
-/* Takes one of @count against @max; false, taking nothing, at the cap. */
-static bool kgo_user_take(atomic_t *count, unsigned int max)
+/* Takes @n of @count against @max; false, taking nothing, past the cap. */
+static bool kgo_user_take(atomic_t *count, unsigned int n, unsigned int max)
 {
-	if (atomic_inc_return(count) <= (int)min_t(unsigned int, max, INT_MAX))
+	if (n <= INT_MAX / 2 &&
+	    atomic_add_return(n, count) <= (int)min_t(unsigned int, max, INT_MAX / 2))
 		return true;
-	atomic_dec(count);
+	if (n <= INT_MAX / 2)
+		atomic_sub(n, count);
 	return false;
 }
 
 bool kgo_user_task_get(struct kgo_user *u)
 {
-	return kgo_user_take(&u->inflight, READ_ONCE(max_user_inflight));
+	return kgo_user_take(&u->inflight, 1, READ_ONCE(max_user_inflight));
 }
 
 void kgo_user_task_put(struct kgo_user *u)
@@ -167,9 +169,20 @@ void kgo_user_task_put(struct kgo_user *u)
 	WARN_ON_ONCE(atomic_dec_return(&u->inflight) < 0);
 }
 
+/* As kgo_user_task_get(), for @n tasks at once: a ring's CQ (ring.c). */
+bool kgo_user_task_get_n(struct kgo_user *u, u32 n)
+{
+	return kgo_user_take(&u->inflight, n, READ_ONCE(max_user_inflight));
+}
+
+void kgo_user_task_put_n(struct kgo_user *u, u32 n)
+{
+	WARN_ON_ONCE(atomic_sub_return(n, &u->inflight) < 0);
+}
+
 bool kgo_user_g_get(struct kgo_user *u)
 {
-	return kgo_user_take(&u->goroutines, READ_ONCE(max_user_goroutines));
+	return kgo_user_take(&u->goroutines, 1, READ_ONCE(max_user_goroutines));
 }
 
 void kgo_user_g_put(struct kgo_user *u)

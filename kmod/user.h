@@ -23,6 +23,8 @@ struct kgo_user *kgo_user_get(void);
 void kgo_user_put(struct kgo_user *u);
 bool kgo_user_task_get(struct kgo_user *u);
 void kgo_user_task_put(struct kgo_user *u);
+bool kgo_user_task_get_n(struct kgo_user *u, u32 n);
+void kgo_user_task_put_n(struct kgo_user *u, u32 n);
 bool kgo_user_g_get(struct kgo_user *u);
 void kgo_user_g_put(struct kgo_user *u);
 
