@@ -24,8 +24,24 @@
 
 #else /* !__ASSEMBLY__ */
 
+#include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+
+/*
+ * kgo_vm_flags_set() - set flags of a mapping being set up (->mmap)
+ *
+ * 6.3 made vma->vm_flags read-only, to be changed with vm_flags_set()
+ * under the mmap lock, which ->mmap holds.
+ */
+static inline void kgo_vm_flags_set(struct vm_area_struct *vma, unsigned long flags)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_set(vma, flags);
+#else
+	vma->vm_flags |= flags;
+#endif
+}
 
 /*
  * kgo_shrinker_create() - register a shrinker

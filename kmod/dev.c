@@ -12,6 +12,7 @@
 
 #include "dev.h"
 #include "ioctl.h"
+#include "ring.h"
 #include "session.h"
 
 /* Running work in the kernel on behalf of a caller is root's call. */
@@ -47,12 +48,19 @@ static __poll_t kgo_dev_poll(struct file *file, poll_table *wait)
 	return kgo_session_poll(file->private_data, file, wait);
 }
 
+/* The ring of KGO_IOC_RING_SETUP (ring.c). */
+static int kgo_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return kgo_ring_mmap(file->private_data, vma);
+}
+
 static const struct file_operations kgo_dev_fops = {
 	.owner		= THIS_MODULE,
 	.open		= kgo_dev_open,
 	.release	= kgo_dev_release,
 	.read		= kgo_dev_read,
 	.poll		= kgo_dev_poll,
+	.mmap		= kgo_dev_mmap,
 	.unlocked_ioctl	= kgo_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 };

@@ -18,6 +18,7 @@
 #include "budget.h"
 #include "g.h"
 #include "ioctl.h"
+#include "ring.h"
 #include "sched.h"
 #include "session.h"
 #include "stats.h"
@@ -173,6 +174,40 @@ static long kgo_ioctl_cancel(struct kgo_session *s, void __user *uarg)
 	return kgo_copy_struct_out(uarg, &c, sizeof(c), usize);
 }
 
+static long kgo_ioctl_ring_setup(struct kgo_session *s, void __user *uarg)
+{
+	struct kgo_ring_params p;
+	struct kgo_ring *r;
+	u32 usize;
+	long ret;
+
+	BUILD_BUG_ON(sizeof(p) % sizeof(__u64));
+	ret = kgo_copy_struct_in(&p, sizeof(p), sizeof(p), uarg, &usize);
+	if (ret)
+		return ret;
+	r = kgo_ring_create(s, &p);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	/* The caller learns the ring before the fd has it: it can have no other. */
+	if (kgo_copy_struct_out(uarg, &p, sizeof(p), usize)) {
+		kgo_ring_destroy(r);
+		return -EFAULT;
+	}
+	return kgo_ring_install(s, r);
+}
+
+static long kgo_ioctl_enter(struct kgo_session *s, void __user *uarg)
+{
+	struct kgo_enter e;
+	u32 usize;
+	long ret;
+
+	ret = kgo_copy_struct_in(&e, sizeof(e), sizeof(e), uarg, &usize);
+	if (ret)
+		return ret;
+	return kgo_ring_enter(s, &e);
+}
+
 static long kgo_ioctl_stats(void __user *uarg)
 {
 	struct kgo_proc_stats ps;
@@ -224,6 +259,10 @@ long kgo_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return s ? kgo_ioctl_cancel(s, uarg) : -EBADFD;
 	case KGO_IOC_STATS:
 		return kgo_ioctl_stats(uarg);
+	case KGO_IOC_RING_SETUP:
+		return s ? kgo_ioctl_ring_setup(s, uarg) : -EBADFD;
+	case KGO_IOC_ENTER:
+		return s ? kgo_ioctl_enter(s, uarg) : -EBADFD;
 	default:
 		return -ENOTTY;
 	}

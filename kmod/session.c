@@ -32,6 +32,7 @@
 
 #include <kgo.h>
 #include "g.h"
+#include "ring.h"
 #include "sched.h"
 #include "session.h"
 #include "task.h"
@@ -107,6 +108,8 @@ static void kgo_session_release(struct kref *ref)
 {
 	struct kgo_session *s = container_of(ref, struct kgo_session, ref);
 
+	if (s->ring)
+		kgo_ring_destroy(s->ring);	/* no job and no mapping left */
 	WARN_ON_ONCE(!list_empty(&s->pending) || !list_empty(&s->done) ||
 		     s->ninflight || s->bytes);
 	kgo_user_put(s->user);
@@ -122,9 +125,14 @@ static void kgo_session_put(struct kgo_session *s)
 
 static void kgo_job_free(struct kgo_job *job)
 {
+	struct kgo_session *s = job->s;
+
 	kvfree(job->buf);
-	kgo_session_put(job->s);
-	kmem_cache_free(kgo_job_cache, job);
+	if (job->ring)
+		kgo_ring_job_put(job->ring, job);
+	else
+		kmem_cache_free(kgo_job_cache, job);
+	kgo_session_put(s);	/* last: the ring's jobs live in the session */
 }
 
 static void kgo_job_release(struct kref *ref)
@@ -137,12 +145,17 @@ static void kgo_job_put(struct kgo_job *job)
 	kref_put(&job->ref, kgo_job_release);
 }
 
-/* Takes the job off the books. Context: s->lock held. */
+/*
+ * Takes the job off the books. A ring's jobs are in flight as CQ slots,
+ * reserved once for the ring's life. Context: s->lock held.
+ */
 static void kgo_session_forget(struct kgo_session *s, struct kgo_job *job)
 {
 	lockdep_assert_held(&s->lock);
-	s->ninflight--;
 	s->bytes -= job->len;
+	if (job->ring)
+		return;
+	s->ninflight--;
 	kgo_user_task_put(s->user);
 }
 
@@ -156,32 +169,47 @@ static void kgo_session_unreserve(struct kgo_session *s, u64 len)
 	kgo_user_task_put(s->user);
 }
 
-/* Queues @job's completion for the reader. Context: s->lock held. */
-static void kgo_session_post(struct kgo_session *s, struct kgo_job *job)
+/*
+ * Queues @job's completion for the reader, or writes it into the ring's
+ * CQ. Return: whether the completion's reference must be dropped (a
+ * ring's: its CQ entry is a copy), which the caller does once it has
+ * dropped s->lock; then kgo_ring_wake(). Context: s->lock held.
+ */
+static bool kgo_session_post(struct kgo_session *s, struct kgo_job *job)
 {
 	lockdep_assert_held(&s->lock);
+	if (job->ring) {
+		list_del_init(&job->node);
+		kgo_session_forget(s, job);
+		kgo_ring_post(job->ring, &job->c);
+		return true;
+	}
 	list_move_tail(&job->node, &s->done);
 	s->ndone++;
+	return false;
 }
 
 /* A job's goroutine is done with it: post the completion. */
 static void kgo_job_complete(struct kgo_job *job)
 {
 	struct kgo_session *s = job->s;
-	bool dropped;
+	struct kgo_ring *r = job->ring;
+	bool put = true;
 
 	spin_lock(&s->lock);
-	dropped = s->closed;
-	if (dropped) {
+	if (s->closed) {
 		list_del_init(&job->node);
 		kgo_session_forget(s, job);
+		r = NULL;
 	} else {
-		kgo_session_post(s, job);
+		put = kgo_session_post(s, job);
 	}
 	spin_unlock(&s->lock);
-	if (dropped)
+	if (put)
 		kgo_job_put(job);	/* the completion's reference */
-	else
+	if (r)
+		kgo_ring_wake(r);
+	else if (!put)
 		wake_up(&s->wq);
 }
 
@@ -205,6 +233,49 @@ static void kgo_job_main(void *arg)
 	/* else cancelled: the canceller completed it. */
 	kgo_user_g_put(job->s->user);
 	kgo_job_put(job);	/* the goroutine's reference */
+}
+
+/* Fills in a fresh @job for @t; the caller holds a reservation for it. */
+static void kgo_job_init(struct kgo_session *s, struct kgo_job *job,
+			 const struct kgo_task *t, u32 len)
+{
+	INIT_LIST_HEAD(&job->node);
+	kref_init(&job->ref);
+	kref_get(&job->ref);	/* one for the goroutine, one for the completion */
+	kref_get(&s->ref);
+	job->s = s;
+	job->desc = *t;
+	atomic_set(&job->state, KGO_JOB_QUEUED);
+	kgo_ctx_init(&job->ctx, &s->ctx);	/* depth 2: cannot fail */
+	job->c.tag = t->tag;
+	job->c.kind = t->kind;
+	job->c.cpu = ~0U;
+	job->len = len;
+}
+
+/*
+ * Copies in @job's data and makes its goroutine. On failure nobody else
+ * has seen the job: the caller frees it. Context: process, may sleep.
+ */
+static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job)
+{
+	struct kgo_g *g;
+
+	if (job->len) {
+		job->buf = kvmalloc(job->len,
+				    GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+		if (!job->buf)
+			return ERR_PTR(-ENOMEM);
+		if (copy_from_user(job->buf, u64_to_user_ptr(job->desc.args[0]), job->len))
+			return ERR_PTR(-EFAULT);
+	}
+	job->c.queued_ns = ktime_get_ns();
+	if (!kgo_user_g_get(s->user))
+		return ERR_PTR(-EAGAIN);
+	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
+	if (IS_ERR(g))
+		kgo_user_g_put(s->user);
+	return g;
 }
 
 /**
@@ -257,55 +328,124 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 		kgo_session_unreserve(s, len);
 		return ERR_PTR(-ENOMEM);
 	}
-	INIT_LIST_HEAD(&job->node);
-	kref_init(&job->ref);
-	kref_get(&job->ref);	/* one for the goroutine, one for the completion */
-	kref_get(&s->ref);
-	job->s = s;
-	job->desc = *t;
-	atomic_set(&job->state, KGO_JOB_QUEUED);
-	kgo_ctx_init(&job->ctx, &s->ctx);	/* depth 2: cannot fail */
-	job->c.tag = t->tag;
-	job->c.kind = t->kind;
-	job->c.cpu = ~0U;
-
-	job->len = len;
-	if (len) {
-		job->buf = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-		ret = -ENOMEM;
-		if (!job->buf)
-			goto err_free;
-		ret = -EFAULT;
-		if (copy_from_user(job->buf, u64_to_user_ptr(t->args[0]), len))
-			goto err_free;
-	}
+	kgo_job_init(s, job, t, len);
 
 	/*
 	 * The goroutine before the job goes on pending: until then no
 	 * CANCEL, close or reader can reach it, so a failure here undoes it
 	 * alone.
 	 */
-	job->c.queued_ns = ktime_get_ns();
-	ret = -EAGAIN;
-	if (!kgo_user_g_get(s->user))
-		goto err_free;
-	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
+	g = kgo_job_start(s, job);
 	if (IS_ERR(g)) {
-		kgo_user_g_put(s->user);
-		ret = PTR_ERR(g);
-		goto err_free;
+		kgo_session_unreserve(s, len);
+		kgo_job_free(job);	/* nobody else has seen it */
+		return g;
 	}
 	spin_lock(&s->lock);
 	list_add_tail(&job->node, &s->pending);
 	spin_unlock(&s->lock);
 	return g;
-
-err_free:
-	kgo_session_unreserve(s, len);
-	kgo_job_free(job);	/* nobody else has seen it */
-	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
+
+/**
+ * kgo_session_ring_job() - make a job of @r's preallocated @job for @t
+ * @s: the session
+ * @job: a free job of the session's ring (kgo_ring_job_get())
+ * @t: the task, copied out of the SQ and not yet validated
+ *
+ * As kgo_session_submit_one(), but the job is the ring's and in flight
+ * already (its CQ slot is). The caller puts it on pending with
+ * kgo_session_add_pending() before it queues the goroutine. On failure
+ * @job is given back to the ring.
+ *
+ * Context: process, may sleep. Return: the goroutine, or an ERR_PTR:
+ * the task's own fault (-EINVAL, -E2BIG, -EFAULT), or not (-EAGAIN,
+ * -ENOMEM, -ESHUTDOWN).
+ */
+struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
+				   const struct kgo_task *t)
+{
+	struct kgo_ring *r = job->ring;
+	struct kgo_g *g;
+	u32 len = 0;
+	int ret;
+
+	ret = kgo_task_validate(t);
+	if (!ret && t->kind == KGO_TASK_CHECKSUM) {
+		len = t->args[1];
+		spin_lock(&s->lock);
+		if (s->bytes + len > max_bytes)
+			ret = -EAGAIN;
+		else
+			s->bytes += len;
+		spin_unlock(&s->lock);
+	}
+	if (ret) {
+		kgo_ring_job_put(r, job);
+		return ERR_PTR(ret);
+	}
+	/* Reused: clear what the last task left, keep whose job it is. */
+	memset(job, 0, sizeof(*job));
+	job->ring = r;
+	kgo_job_init(s, job, t, len);
+	g = kgo_job_start(s, job);
+	if (IS_ERR(g)) {
+		spin_lock(&s->lock);
+		s->bytes -= len;
+		spin_unlock(&s->lock);
+		kgo_job_free(job);	/* back to the ring */
+	}
+	return g;
+}
+
+/* Puts a batch of ring jobs on pending, before their goroutines run. */
+void kgo_session_add_pending(struct kgo_session *s, struct list_head *jobs)
+{
+	spin_lock(&s->lock);
+	list_splice_tail_init(jobs, &s->pending);
+	spin_unlock(&s->lock);
+}
+
+u32 kgo_session_max_inflight(void)
+{
+	return max_inflight;
+}
+
+/**
+ * kgo_session_reserve() - count @n tasks in flight for a ring's CQ
+ * @s: the session
+ * @n: the CQ's entries
+ *
+ * Against the fd's max_inflight and the user's max_user_inflight, as
+ * if @n tasks were in flight, for as long as the ring lives.
+ *
+ * Return: 0, or -EAGAIN when they do not fit.
+ */
+int kgo_session_reserve(struct kgo_session *s, u32 n)
+{
+	if (!kgo_user_task_get_n(s->user, n))
+		return -EAGAIN;
+	spin_lock(&s->lock);
+	if (s->ninflight + (u64)n > max_inflight) {
+		spin_unlock(&s->lock);
+		kgo_user_task_put_n(s->user, n);
+		return -EAGAIN;
+	}
+	s->ninflight += n;
+	s->nring += n;
+	spin_unlock(&s->lock);
+	return 0;
+}
+
+void kgo_session_unreserve_n(struct kgo_session *s, u32 n)
+{
+	spin_lock(&s->lock);
+	s->ninflight -= n;
+	s->nring -= n;
+	spin_unlock(&s->lock);
+	kgo_user_task_put_n(s->user, n);
+}
 
 /**
  * kgo_session_take() - take up to @n completed jobs off the done list
@@ -421,11 +561,17 @@ ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_read);
 
+/* POLLIN: completions to read(2), or in the ring's CQ. */
 __poll_t kgo_session_poll(struct kgo_session *s, struct file *file,
 			  poll_table *wait)
 {
+	/* Acquire: pairs with kgo_ring_install()'s release. */
+	struct kgo_ring *r = smp_load_acquire(&s->ring);
+
 	poll_wait(file, &s->wq, wait);
-	return READ_ONCE(s->ndone) ? EPOLLIN | EPOLLRDNORM : 0;
+	if (READ_ONCE(s->ndone) || (r && kgo_ring_cq_pending(r)))
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
 }
 
 /* Enough are ready, or no more can become ready. */
@@ -434,7 +580,7 @@ static bool kgo_session_waited(struct kgo_session *s, u32 min)
 	bool ok;
 
 	spin_lock(&s->lock);
-	ok = s->ndone >= min || s->ninflight == s->ndone;
+	ok = s->ndone >= min || s->ninflight - s->nring == s->ndone;
 	spin_unlock(&s->lock);
 	return ok;
 }
@@ -488,7 +634,12 @@ static bool kgo_session_cancel_one(struct kgo_session *s, struct kgo_job *job,
 		    KGO_JOB_QUEUED) {
 			job->c.status = -ECANCELED;
 			job->c.ended_ns = now;
-			kgo_session_post(s, job);
+			/*
+			 * A ring's completion reference goes now; never the
+			 * last: its goroutine, not yet run, holds one.
+			 */
+			if (kgo_session_post(s, job))
+				refcount_dec(&job->ref.refcount);
 			return true;
 		}
 		/* Its goroutine started it meanwhile. */
@@ -539,6 +690,8 @@ u32 kgo_session_cancel(struct kgo_session *s, bool all, u64 tag, bool running)
 	spin_unlock(&s->lock);
 	if (n)
 		wake_up(&s->wq);
+	if (n && s->ring)
+		kgo_ring_wake(s->ring);
 	return n;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_session_cancel);

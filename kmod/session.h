@@ -17,6 +17,7 @@
 struct kgo_g;
 struct kgo_gqueue;
 struct kgo_job;
+struct kgo_ring;
 struct kgo_user;
 
 /*
@@ -34,6 +35,7 @@ struct kgo_session {
 	struct list_head done;	/* L: completed, not read (FIFO) */
 	u32 ninflight;		/* L: accepted and not read */
 	u32 ndone;		/* L: on done */
+	u32 nring;		/* L: of ninflight, the ring's CQ slots */
 	u64 bytes;		/* L: bytes copied in by jobs in flight */
 	bool closed;		/* L: the fd is gone: completions are dropped */
 	wait_queue_head_t wq;	/* read, poll and KGO_IOC_WAIT */
@@ -41,6 +43,7 @@ struct kgo_session {
 	struct kgo_user *user;	/* the opener's user (user.c); holds a reference */
 	struct kgo_ctx ctx;	/* cancelled at close: parent of each job's */
 	struct kgo_feed feed;	/* its goroutines' way into the scheduler (feed.c) */
+	struct kgo_ring *ring;	/* set once (release), freed with us; or NULL */
 };
 
 int kgo_session_init(void);
@@ -53,6 +56,13 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 int kgo_session_take(struct kgo_session *s, struct list_head *list, u32 n);
 void kgo_session_putback(struct kgo_session *s, struct list_head *list, u32 n);
 void kgo_job_complete_read(struct kgo_job *job);
+
+u32 kgo_session_max_inflight(void);
+int kgo_session_reserve(struct kgo_session *s, u32 n);
+void kgo_session_unreserve_n(struct kgo_session *s, u32 n);
+struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
+				   const struct kgo_task *t);
+void kgo_session_add_pending(struct kgo_session *s, struct list_head *jobs);
 
 ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,
 			 bool nonblock);

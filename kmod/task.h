@@ -4,11 +4,13 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/llist.h>
 #include <linux/types.h>
 
 #include <kgo.h>
 #include <linux/kgo.h>
 
+struct kgo_ring;
 struct kgo_session;
 
 enum kgo_job_state {
@@ -37,6 +39,9 @@ struct kgo_job {
 	int err;			/* G */
 	struct kgo_completion c;	/* G, then S once completed */
 	struct kgo_ctx ctx;		/* its own; child of the session's */
+	/* A ring's job (ring.c) posts to its CQ and goes back to its pool. */
+	struct kgo_ring *ring;		/* set once, at ring setup; or NULL */
+	struct llist_node fnode;	/* A: on ring->free while unused */
 };
 
 int kgo_task_validate(const struct kgo_task *t);

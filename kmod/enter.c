@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KGO_IOC_ENTER: consume tasks from a ring's SQ, then wait for its CQ.
+ * ring.c has the index protocol; this file is its consumer side. Each
+ * entry becomes a job of the ring's pool (session.c), the goroutines of
+ * a batch go to the scheduler together (kgo_injectglist()), and one
+ * store-release of sq_head gives the slots back.
+ */
+
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/sched/signal.h>
+
+#include "g.h"
+#include "ring.h"
+#include "sched.h"
+#include "session.h"
+#include "task.h"
+
+/* Goroutines queued per injection: work starts while we read the rest. */
+#define KGO_RING_CHUNK		128
+
+#define KGO_ENTER_FLAGS		0U
+
+/* Whether a refusal is the task's own fault: it completes with it. */
+static bool kgo_ring_task_fault(int err)
+{
+	return err == -EINVAL || err == -E2BIG || err == -EFAULT;
+}
+
+/* Completes an entry that is not a valid task with @err, at once. */
+static void kgo_ring_refuse(struct kgo_session *s, struct kgo_ring *r,
+			    const struct kgo_task *t, int err)
+{
+	struct kgo_completion c = {
+		.tag = t->tag,
+		.status = err,
+		.cpu = ~0U,
+		.kind = t->kind,
+	};
+
+	c.queued_ns = ktime_get_ns();
+	c.ended_ns = c.queued_ns;
+	spin_lock(&s->lock);
+	kgo_ring_post(r, &c);
+	spin_unlock(&s->lock);
+}
+
+/* Pending first, then the scheduler: a job is on pending before it runs. */
+static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
+			   struct kgo_gqueue *q, u32 n)
+{
+	if (!n)
+		return;
+	kgo_session_add_pending(s, jobs);
+	kgo_injectglist(q, n);
+}
+
+/*
+ * Consumes up to @want entries of @r's SQ. Return: how many, or the
+ * reason the first could not be (see struct kgo_enter).
+ */
+static long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
+{
+	struct kgo_gqueue q = {};
+	LIST_HEAD(jobs);
+	u32 done = 0, chunk = 0, room, cq_head;
+	bool refused = false;
+	long ret = 0;
+	s64 ready;
+
+	if (mutex_lock_killable(&r->submit_lock))
+		return -EINTR;
+	/* Acquire: the entries before sq_tail are written (rule 1). */
+	ready = kgo_ring_sq_ready(smp_load_acquire(r->sq_tail), r->sq_khead, r->sq_entries);
+	if (ready < 0) {
+		ret = ready;
+		goto out;
+	}
+	want = min_t(u32, want, ready);
+	/* Acquire: the caller is done with the entries before cq_head (rule 4). */
+	cq_head = smp_load_acquire(r->cq_head);
+	room = kgo_ring_cq_room(r->issued, READ_ONCE(r->cq_ktail), cq_head, r->cq_entries);
+	if (want > room) {
+		want = room;
+		ret = -EBUSY;
+	}
+
+	while (done < want) {
+		struct kgo_job *job;
+		struct kgo_task t;
+		struct kgo_g *g;
+
+		/* A batch can be 32 K entries long: SIGKILL must end it. */
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		job = kgo_ring_job_get(r);
+		if (!job) {
+			ret = -EAGAIN;	/* a goroutine still holds a consumed task's job */
+			break;
+		}
+		/* Copied once: the caller may be rewriting the slot. */
+		memcpy(&t, &r->sqes[r->sq_khead & (r->sq_entries - 1)], sizeof(t));
+		barrier();	/* the compiler must not read it again for @t */
+		g = kgo_session_ring_job(s, job, &t);
+		if (IS_ERR(g)) {
+			if (!kgo_ring_task_fault(PTR_ERR(g))) {
+				ret = PTR_ERR(g);	/* left in the SQ */
+				break;
+			}
+			kgo_ring_refuse(s, r, &t, PTR_ERR(g));
+			refused = true;
+		} else {
+			list_add_tail(&job->node, &jobs);
+			kgo_gqueue_push_back(&q, g);
+			chunk++;
+		}
+		r->sq_khead++;
+		WRITE_ONCE(r->issued, r->issued + 1);
+		done++;
+		if (chunk == KGO_RING_CHUNK) {
+			kgo_ring_flush(s, &jobs, &q, chunk);
+			chunk = 0;
+			cond_resched();
+		}
+	}
+	/* Release: the entries before sq_head are copied (rule 2). */
+	smp_store_release(r->sq_head, r->sq_khead);
+	kgo_ring_flush(s, &jobs, &q, chunk);
+out:
+	mutex_unlock(&r->submit_lock);
+	if (refused)
+		kgo_ring_wake(r);
+	return done ? done : ret;
+}
+
+/**
+ * kgo_ring_enter() - KGO_IOC_ENTER
+ * @s: the session
+ * @e: the caller's arguments, copied in
+ *
+ * Context: process, may sleep. Return: see struct kgo_enter.
+ */
+long kgo_ring_enter(struct kgo_session *s, const struct kgo_enter *e)
+{
+	/* Acquire: pairs with kgo_ring_setup()'s release. */
+	struct kgo_ring *r = smp_load_acquire(&s->ring);
+	long n = 0;
+	int ret;
+
+	if (!r)
+		return -EBADFD;
+	if (e->flags & ~KGO_ENTER_FLAGS)
+		return -EINVAL;
+	if (e->to_submit) {
+		n = kgo_ring_submit(s, r, e->to_submit);
+		if (n < 0)
+			return n;
+	}
+	if (e->min_complete) {
+		ret = kgo_ring_wait(r, e->min_complete, e->timeout_ns);
+		if (ret && !n)
+			return ret;
+	}
+	return n;
+}
