@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * libkgo: setting a ring up, tearing it down, and the system call.
+ * The rest is inline in libkgo.h.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "libkgo.h"
+
+#define KGO_EXPORT __attribute__((visibility("default")))
+
+/* A ring on @fd, which the caller opened; see kgo_ring_init_params(3). */
+KGO_EXPORT int kgo_ring_init_params(int fd, struct kgo_ring *ring, struct kgo_ring_params *p)
+{
+	void *mem;
+
+	memset(ring, 0, sizeof(*ring));
+	ring->fd = -1;
+	p->size = sizeof(*p);
+	if (ioctl(fd, KGO_IOC_RING_SETUP, p) < 0)
+		return -errno;
+	mem = mmap(NULL, p->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+		   fd, KGO_RING_OFF_ALL);
+	if (mem == MAP_FAILED)
+		return -errno;	/* the fd keeps its ring: mmap it again */
+	ring->fd = fd;
+	ring->flags = p->flags;
+	ring->mem = mem;
+	ring->mem_size = p->mmap_size;
+	ring->sq_head = (unsigned int *)((char *)mem + p->off.sq_head);
+	ring->sq_tail = (unsigned int *)((char *)mem + p->off.sq_tail);
+	ring->sq_flags = (unsigned int *)((char *)mem + p->off.sq_flags);
+	ring->cq_head = (unsigned int *)((char *)mem + p->off.cq_head);
+	ring->cq_tail = (unsigned int *)((char *)mem + p->off.cq_tail);
+	ring->sqes = (struct kgo_task *)((char *)mem + p->off.sqes);
+	ring->cqes = (struct kgo_completion *)((char *)mem + p->off.cqes);
+	ring->sq_entries = p->sq_entries;
+	ring->cq_entries = p->cq_entries;
+	ring->sq_local_tail = *ring->sq_tail;
+	return 0;
+}
+
+/* Opens /dev/kgo and sets up a ring of @entries SQ entries (CQ: twice). */
+KGO_EXPORT int kgo_ring_init(unsigned int entries, struct kgo_ring *ring, unsigned int flags)
+{
+	struct kgo_ring_params p;
+	int fd, ret;
+
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = entries;
+	p.flags = flags;
+	fd = open(KGO_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = kgo_ring_init_params(fd, ring, &p);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	ring->own_fd = 1;
+	return 0;
+}
+
+/*
+ * Unmaps the ring, and closes the fd if kgo_ring_init() opened it: tasks
+ * still in flight are then cancelled (see kgo_ring_exit(3)).
+ */
+KGO_EXPORT void kgo_ring_exit(struct kgo_ring *ring)
+{
+	if (ring->mem)
+		munmap(ring->mem, ring->mem_size);
+	if (ring->own_fd && ring->fd >= 0)
+		close(ring->fd);
+	memset(ring, 0, sizeof(*ring));
+	ring->fd = -1;
+}
+
+/* KGO_IOC_ENTER as it is; interrupted waits are not retried. */
+KGO_EXPORT int kgo_ring_enter(struct kgo_ring *ring, unsigned int to_submit,
+			      unsigned int min_complete, unsigned int flags,
+			      unsigned long long timeout_ns)
+{
+	struct kgo_enter e = {
+		.size = sizeof(e),
+		.flags = flags,
+		.to_submit = to_submit,
+		.min_complete = min_complete,
+		.timeout_ns = timeout_ns,
+	};
+	int ret = ioctl(ring->fd, KGO_IOC_ENTER, &e);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* Publishes the entries got since the last call; returns how many are ready. */
+static unsigned int kgo_ring_flush_sq(struct kgo_ring *ring)
+{
+	/* Release: the entries are written before the tail shows them. */
+	if (*ring->sq_tail != ring->sq_local_tail)
+		kgo_ring_store_release(ring->sq_tail, ring->sq_local_tail);
+	return kgo_ring_sq_ready(ring);
+}
+
+KGO_EXPORT int kgo_ring_submit_and_wait(struct kgo_ring *ring, unsigned int wait_nr)
+{
+	unsigned int n = kgo_ring_flush_sq(ring);
+	int ret;
+
+	if (!n && !wait_nr)
+		return 0;
+	if (wait_nr && kgo_ring_cq_ready(ring) >= wait_nr)
+		wait_nr = 0;	/* nothing to wait for */
+	do
+		ret = kgo_ring_enter(ring, n, wait_nr, 0, KGO_WAIT_FOREVER);
+	while (ret == -EINTR && !n);	/* a signal before anything was done */
+	return ret;
+}
+
+KGO_EXPORT int kgo_ring_submit(struct kgo_ring *ring)
+{
+	return kgo_ring_submit_and_wait(ring, 0);
+}
+
+/*
+ * Waits for @wait_nr completions (or every task in flight, if fewer),
+ * up to @timeout_ns, then returns the oldest in *@cqe.
+ */
+KGO_EXPORT int kgo_ring_wait_cqe_nr(struct kgo_ring *ring, struct kgo_completion **cqe,
+				    unsigned int wait_nr, unsigned long long timeout_ns)
+{
+	int ret;
+
+	if (kgo_ring_cq_ready(ring) < wait_nr) {
+		ret = kgo_ring_enter(ring, 0, wait_nr, 0, timeout_ns);
+		if (ret < 0)
+			return ret;
+	}
+	return kgo_ring_peek_cqe(ring, cqe);
+}
+
+/* Up to @count of the oldest completions, in order; marks none seen. */
+KGO_EXPORT unsigned int kgo_ring_peek_batch_cqe(struct kgo_ring *ring,
+						struct kgo_completion **cqes,
+						unsigned int count)
+{
+	unsigned int ready = kgo_ring_cq_ready(ring), head = *ring->cq_head, i;
+
+	if (count > ready)
+		count = ready;
+	for (i = 0; i < count; i++)
+		cqes[i] = &ring->cqes[(head + i) & (ring->cq_entries - 1)];
+	return count;
+}
