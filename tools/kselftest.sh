@@ -43,6 +43,8 @@ mkdir -p "$dst/include/linux"
 (cd "$KGO_TOP/selftests/kgo" && cp Makefile config settings ./*.c ./*.h "$dst/")
 cp "$KGO_TOP/uapi/linux/kgo.h" "$dst/include/linux/"
 cp "$KGO_TOP/tools/include/kgo_crc32c.h" "$dst/include/"
+mkdir -p "$dst/libkgo"
+cp "$KGO_TOP/libkgo/libkgo.h" "$KGO_TOP/libkgo/ring.c" "$dst/libkgo/"
 
 mkdir -p "$KGO_OUT/logs"
 log=$KGO_OUT/logs/kselftest-build.log

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ring ABI (KGO_IOC_RING_SETUP, mmap, KGO_IOC_ENTER) with bad input:
+ * every mistake gets its errno and loses nothing. Setup sizes and
+ * flags, a second setup, mmap before setup or at a wrong offset, length
+ * or mode, a sq_tail or cq_head that is garbage, SQ entries that are
+ * not tasks, a full CQ (-EBUSY, then every completion still comes),
+ * unmapping with tasks in flight, and a child after fork().
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/kgo.h>
+#include "libkgo.h"
+#include "kgo_util.h"
+#include "kselftest_harness.h"
+
+#define SQ	8
+#define CQ	16
+
+static int setup(int fd, struct kgo_ring_params *p, uint32_t sq, uint32_t cq)
+{
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+	p->sq_entries = sq;
+	p->cq_entries = cq;
+	return ioctl(fd, KGO_IOC_RING_SETUP, p);
+}
+
+static int enter(int fd, uint32_t to_submit, uint32_t min, uint64_t timeout)
+{
+	struct kgo_enter e = {
+		.size = sizeof(e), .to_submit = to_submit,
+		.min_complete = min, .timeout_ns = timeout,
+	};
+
+	return ioctl(fd, KGO_IOC_ENTER, &e);
+}
+
+/* Queues one task of @kind with @tag; the caller submits. */
+static struct kgo_task *put(struct kgo_ring *r, uint32_t kind, uint64_t tag)
+{
+	struct kgo_task *t = kgo_ring_get_sqe(r);
+
+	if (!t)
+		abort();
+	t->kind = kind;
+	t->tag = tag;
+	return t;
+}
+
+/*
+ * Reaps up to @max completions, checking each tag once against @seen
+ * and its status against @want_status.
+ */
+static unsigned int reap_max(struct kgo_ring *r, uint8_t *seen, unsigned int nseen,
+			     int want_status, unsigned int *bad, unsigned int max)
+{
+	struct kgo_completion *c;
+	unsigned int head, n = 0;
+
+	kgo_ring_for_each_cqe(r, head, c) {
+		if (n == max)
+			break;
+		if (c->tag >= nseen || seen[c->tag]++ || c->status != want_status)
+			(*bad)++;
+		n++;
+	}
+	kgo_ring_cq_advance(r, n);
+	return n;
+}
+
+static unsigned int reap(struct kgo_ring *r, uint8_t *seen, unsigned int nseen,
+			 int want_status, unsigned int *bad)
+{
+	return reap_max(r, seen, nseen, want_status, bad, ~0U);
+}
+
+FIXTURE(ring) {
+	int fd;
+	struct kgo_ring r;
+};
+
+FIXTURE_SETUP(ring)
+{
+	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	memset(&self->r, 0, sizeof(self->r));
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	if (self->r.mem)
+		munmap(self->r.mem, self->r.mem_size);
+	close(self->fd);
+}
+
+/* Sizes, flags and reserved fields; nothing is set up by a failure. */
+TEST_F(ring, setup_bad_params)
+{
+	struct kgo_ring_params p;
+
+	EXPECT_EQ(-1, setup(self->fd, &p, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setup(self->fd, &p, KGO_RING_SQ_MAX + 1, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setup(self->fd, &p, 8, KGO_RING_CQ_MAX + 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setup(self->fd, &p, 16, 8));	/* CQ smaller than SQ */
+	EXPECT_EQ(EINVAL, errno);
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.sq_entries = 8;
+	p.flags = 1U << 31;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.flags = 0;
+	p.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.__reserved = 0;
+	p.size = 8;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, NULL));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* Rounded up to powers of two; the CQ twice the SQ by default. */
+	ASSERT_EQ(0, setup(self->fd, &p, 5, 0));
+	EXPECT_EQ(8, p.sq_entries);
+	EXPECT_EQ(16, p.cq_entries);
+	EXPECT_EQ(0, p.mmap_size % getpagesize());
+	EXPECT_LE(p.off.cqes + 16 * sizeof(struct kgo_completion), p.mmap_size);
+	EXPECT_LE(p.off.sqes + 8 * sizeof(struct kgo_task), p.off.cqes);
+	/* One ring per fd. */
+	EXPECT_EQ(-1, setup(self->fd, &p, 8, 0));
+	EXPECT_EQ(EBUSY, errno);
+}
+
+TEST_F(ring, enter_without_ring)
+{
+	EXPECT_EQ(-1, enter(self->fd, 1, 0, 0));
+	EXPECT_EQ(EBADFD, errno);
+}
+
+TEST_F(ring, bad_mmap)
+{
+	struct kgo_ring_params p;
+	void *m;
+
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(ENXIO, errno);
+	ASSERT_EQ(0, setup(self->fd, &p, SQ, CQ));
+	m = mmap(NULL, p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 4096);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, p.mmap_size + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	m = mmap(NULL, p.mmap_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, self->fd, 0);
+	EXPECT_EQ(MAP_FAILED, m);
+	EXPECT_EQ(EINVAL, errno);
+	/* A right one, which cannot grow. */
+	m = mmap(NULL, p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, self->fd, 0);
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_EQ(MAP_FAILED, mremap(m, p.mmap_size, p.mmap_size + 4096, MREMAP_MAYMOVE));
+	EXPECT_EQ(0, munmap(m, p.mmap_size));
+}
+
+/* A round trip, through libkgo on the fixture's fd. */
+TEST_F(ring, nop)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	struct kgo_completion *c;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	put(&self->r, KGO_TASK_NOP, 42);
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&self->r, &c));
+	EXPECT_EQ(42, c->tag);
+	EXPECT_EQ(0, c->status);
+	EXPECT_EQ(KGO_TASK_NOP, c->kind);
+	EXPECT_NE(~0U, c->cpu);
+	kgo_ring_cqe_seen(&self->r, c);
+	EXPECT_EQ(-EAGAIN, kgo_ring_peek_cqe(&self->r, &c));
+	/* Nothing in flight: a wait for more returns at once. */
+	EXPECT_EQ(0, enter(self->fd, 0, 4, KGO_WAIT_FOREVER));
+	/* poll(2) sees the CQ. */
+	put(&self->r, KGO_TASK_NOP, 43);
+	ASSERT_EQ(1, kgo_ring_submit(&self->r));
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	EXPECT_EQ(1, poll(&pfd, 1, 10000));
+	EXPECT_EQ(1, kgo_ring_cq_ready(&self->r));
+}
+
+/* Entries that are no tasks are consumed and complete with their error. */
+TEST_F(ring, garbage_entries)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	uint8_t seen[8] = {};
+	struct kgo_completion *c;
+	struct kgo_task *t;
+	unsigned int head, n = 0;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	put(&self->r, 0, 0);				/* no such kind */
+	put(&self->r, KGO_TASK_NOP, 1)->flags = 7;	/* flags must be 0 */
+	put(&self->r, KGO_TASK_SPIN, 2)->args[0] = KGO_SPIN_MAX_NS + 1;
+	t = put(&self->r, KGO_TASK_CHECKSUM, 3);
+	t->args[0] = 8;					/* unmapped */
+	t->args[1] = 64;
+	put(&self->r, KGO_TASK_NOP, 4);			/* a good one */
+	ASSERT_EQ(5, kgo_ring_submit_and_wait(&self->r, 5));
+	kgo_ring_for_each_cqe(&self->r, head, c) {
+		static const int want[] = { -EINVAL, -EINVAL, -EINVAL, -EFAULT, 0 };
+
+		ASSERT_GT(5, c->tag);
+		EXPECT_EQ(0, seen[c->tag]++);
+		EXPECT_EQ(want[c->tag], c->status) TH_LOG("tag %llu", (unsigned long long)c->tag);
+		n++;
+	}
+	kgo_ring_cq_advance(&self->r, n);
+	EXPECT_EQ(5, n);
+}
+
+/* A sq_tail too far ahead is refused; nothing is consumed. */
+TEST_F(ring, bad_sq_tail)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	uint8_t seen[1] = {};
+	unsigned int bad = 0;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	kgo_ring_store_release(self->r.sq_tail, SQ + 1);
+	EXPECT_EQ(-1, enter(self->fd, SQ, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, *self->r.sq_head);
+	kgo_ring_store_release(self->r.sq_tail, -5);
+	EXPECT_EQ(-1, enter(self->fd, SQ, 0, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* Put right, it works. */
+	*self->r.sq_tail = 0;
+	self->r.sq_local_tail = 0;
+	put(&self->r, KGO_TASK_NOP, 0);
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	EXPECT_EQ(1, reap(&self->r, seen, 1, 0, &bad));
+	EXPECT_EQ(0, bad);
+}
+
+/*
+ * No completion is dropped: with the CQ's slots all promised, ENTER
+ * refuses more with -EBUSY and leaves them in the SQ; each completion
+ * then arrives, and once the caller consumes some, the rest go in. A
+ * garbage cq_head counts as a full CQ.
+ */
+TEST_F(ring, overflow)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ, .cq_entries = CQ };
+	uint8_t seen[CQ + SQ] = {};
+	unsigned int bad = 0, i, got = 0;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	for (i = 0; i < CQ; i++) {
+		put(&self->r, KGO_TASK_NOP, i);
+		if (kgo_ring_sq_space_left(&self->r) == 0 || i == CQ - 1)
+			ASSERT_EQ(SQ, kgo_ring_submit(&self->r));
+	}
+	for (i = CQ; i < CQ + SQ; i++)
+		put(&self->r, KGO_TASK_NOP, i);
+	ASSERT_EQ(-EBUSY, kgo_ring_submit_and_wait(&self->r, 0));
+	EXPECT_EQ(SQ, kgo_ring_sq_ready(&self->r));	/* still there */
+	ASSERT_EQ(0, enter(self->fd, 0, CQ, KGO_WAIT_FOREVER));
+	EXPECT_EQ(CQ, kgo_ring_cq_ready(&self->r));
+
+	/* A cq_head past the tail is garbage: still full. */
+	*self->r.cq_head += 100;
+	EXPECT_EQ(-EBUSY, kgo_ring_submit(&self->r));
+	*self->r.cq_head -= 100;
+
+	/* Consume 3: exactly 3 more go in. */
+	ASSERT_EQ(3, reap_max(&self->r, seen, CQ + SQ, 0, &bad, 3));
+	EXPECT_EQ(3, kgo_ring_submit(&self->r));
+	EXPECT_EQ(0, enter(self->fd, 0, CQ, KGO_WAIT_FOREVER));
+	got = 3;
+	while (got < CQ + SQ) {
+		unsigned int n = reap(&self->r, seen, CQ + SQ, 0, &bad);
+
+		got += n;
+		if (kgo_ring_sq_ready(&self->r))
+			ASSERT_LT(0, kgo_ring_submit(&self->r));
+		if (!n)
+			ASSERT_EQ(0, enter(self->fd, 0, 1, 10 * NSEC));
+	}
+	EXPECT_EQ(0, bad);
+	for (i = 0; i < CQ + SQ; i++)
+		EXPECT_EQ(1, seen[i]) TH_LOG("tag %u", i);
+}
+
+/* A wait gives up at its timeout, and 0 does not wait at all. */
+TEST_F(ring, wait_timeout)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	struct kgo_task *t;
+	uint64_t t0;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	t = kgo_ring_get_sqe(&self->r);
+	t->kind = KGO_TASK_SLEEP;
+	t->args[0] = 2 * NSEC;
+	ASSERT_EQ(1, kgo_ring_submit(&self->r));
+	EXPECT_EQ(-1, enter(self->fd, 0, 1, 0));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	t0 = now_ns();
+	EXPECT_EQ(-1, enter(self->fd, 0, 1, NSEC / 10));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_LE(NSEC / 10, now_ns() - t0);
+	EXPECT_EQ(0, enter(self->fd, 0, 1, KGO_WAIT_FOREVER));
+	EXPECT_EQ(1, kgo_ring_cq_ready(&self->r));
+}
+
+/*
+ * The module writes through its own mapping: unmapping with tasks in
+ * flight loses nothing, and a new mapping sees their completions. A
+ * cancel posts each cancelled task's completion to the CQ.
+ */
+TEST_F(ring, unmap_in_flight_and_cancel)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	struct kgo_cancel cn = { .size = sizeof(cn), .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING };
+	struct kgo_completion *c;
+	unsigned int i, head, n = 0;
+	void *m;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	for (i = 0; i < SQ; i++) {
+		struct kgo_task *t = kgo_ring_get_sqe(&self->r);
+
+		t->kind = KGO_TASK_SLEEP;
+		t->args[0] = KGO_SLEEP_MAX_NS;
+		t->tag = i;
+	}
+	ASSERT_EQ(SQ, kgo_ring_submit(&self->r));
+	ASSERT_EQ(0, munmap(self->r.mem, self->r.mem_size));
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, &cn));
+	EXPECT_EQ(SQ, cn.cancelled);
+	/* Where it was: the ring's pointers point there. */
+	m = mmap(self->r.mem, p.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 self->fd, 0);
+	ASSERT_EQ(self->r.mem, m);
+	ASSERT_EQ(0, enter(self->fd, 0, SQ, 10 * NSEC));
+	kgo_ring_for_each_cqe(&self->r, head, c) {
+		EXPECT_EQ(-ECANCELED, c->status);
+		n++;
+	}
+	kgo_ring_cq_advance(&self->r, n);
+	EXPECT_EQ(SQ, n);
+}
+
+/* A child shares the mapped ring; its exit leaves the parent's working. */
+TEST_F(ring, fork)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	uint8_t seen[2] = {};
+	unsigned int bad = 0;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		put(&self->r, KGO_TASK_NOP, 0);
+		_exit(kgo_ring_submit_and_wait(&self->r, 1) != 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* The child's entry is in the parent's view, one past its own. */
+	self->r.sq_local_tail = *self->r.sq_tail;
+	EXPECT_EQ(1, reap(&self->r, seen, 2, 0, &bad));
+	put(&self->r, KGO_TASK_NOP, 1);
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	EXPECT_EQ(1, reap(&self->r, seen, 2, 0, &bad));
+	EXPECT_EQ(0, bad);
+}
+
+/* The old path keeps working beside a ring, on the same fd. */
+TEST_F(ring, ioctl_beside_ring)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	struct kgo_task t = { .kind = KGO_TASK_NOP, .tag = 7 };
+	struct kgo_wait w = { .size = sizeof(w), .min_complete = 1,
+			      .timeout_ns = KGO_WAIT_FOREVER };
+	struct kgo_completion c;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	ASSERT_EQ(1, submit(self->fd, &t, 1));
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, &w));
+	ASSERT_EQ(sizeof(c), read(self->fd, &c, sizeof(c)));
+	EXPECT_EQ(7, c.tag);
+	EXPECT_EQ(0, kgo_ring_cq_ready(&self->r));
+	/* And WAIT with nothing in flight returns, the ring's slots aside. */
+	w.timeout_ns = 0;
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, &w));
+}
+
+TEST_HARNESS_MAIN
