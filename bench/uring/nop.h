@@ -2,13 +2,21 @@
 /*
  * The NOP throughput benchmark of `make bench`, one binary per way of
  * getting work into the kernel and its completions back: io_uring
- * (nop_uring.c) and /dev/kgo (nop_kgo.c). nop_main.c does the rest,
- * the same for both: the options, the timing and the JSON line.
+ * (nop_uring.c), kgo's shared rings through libkgo (nop_ring.c, impl
+ * "kgo") and kgo's older ioctl path (nop_kgo.c, impl "kgo_ioctl").
+ * nop_main.c does the rest, the same for all: the options, the timing
+ * and the JSON lines.
  *
  * One batch is: submit @batch NOPs, then wait until all of their
  * completions are back and checked. The figure is the operations per
  * second over a whole run of such batches, first submit to last
  * completion.
+ *
+ * Pipelined (-pipe DEPTH): @depth NOPs are kept in flight. Each round
+ * reaps every completion there is, submits as many new NOPs, and
+ * waits, in the same call, until PIPE_WAIT (or all in flight, if
+ * fewer) are back. The figures are the sustained ops/s and the
+ * submitting thread's CPU time (user + system) per NOP.
  */
 #ifndef _KGO_BENCH_NOP_H
 #define _KGO_BENCH_NOP_H
@@ -24,7 +32,17 @@ struct nop_impl {
 	/* One batch of @batch NOPs, submitted and completed; dies on failure. */
 	void (*run_batch)(unsigned int batch);
 	void (*teardown)(void);
+	/*
+	 * Pipelined: @nops NOPs, @depth in flight at most, stopping early
+	 * (whole rounds) after @max_ns; returns how many completed. Set up
+	 * with setup(@depth). NULL if the impl has no such mode.
+	 */
+	unsigned long long (*pipe)(unsigned int depth, unsigned long long nops,
+				   unsigned long long max_ns);
 };
+
+/* Completions a pipelined round waits for (see above). */
+#define PIPE_WAIT	32
 
 extern const struct nop_impl nop_impl;
 

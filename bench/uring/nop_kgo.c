@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kgo's side of the NOP benchmark: KGO_TASK_NOP tasks through /dev/kgo.
+ * kgo's older path in the NOP benchmark (impl "kgo_ioctl"), beside its
+ * rings (nop_ring.c): KGO_TASK_NOP tasks through /dev/kgo's ioctls.
  * A batch is one KGO_IOC_SUBMIT, then its completions: read(2) alone for
  * a batch of one (it blocks until one is ready), KGO_IOC_WAIT for all of
  * a bigger batch and then one read(2) for all of them. Reading as soon
@@ -115,7 +116,7 @@ static void kgo_teardown(void)
 }
 
 const struct nop_impl nop_impl = {
-	.name = "kgo",
+	.name = "kgo_ioctl",
 	.setup = kgo_setup,
 	.run_batch = kgo_run_batch,
 	.teardown = kgo_teardown,

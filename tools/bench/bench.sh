@@ -72,7 +72,8 @@ make -s -C "$KGO_TOP/bench/uring"
 make -s -C "$KGO_TOP/bench/fair"
 mkdir -p "$KGO_OUT/bin/bench"
 cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
-	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_TOP/bench/fair/fairbench" "$KGO_OUT/bin/bench/"
+	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_TOP/bench/uring/nop_ring" \
+	"$KGO_TOP/bench/fair/fairbench" "$KGO_OUT/bin/bench/"
 cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
 
 # Figures need both vCPUs running at once (a parallel tree, cross-CPU

@@ -159,10 +159,15 @@ steps() {
 	for m in spawn yield_pingpong chan_pingpong tree_1p tree_allp; do
 		step "$m" go $bin/gobench $size ${depth:+-depth $depth} -run "$m"
 	done
+	# kgo's rings (impl kgo), its older ioctl path, and io_uring.
 	for b in 1 32; do
-		step "nop_b$b" kgo $bin/nop_kgo $size -batch $b
+		step "nop_b$b" kgo $bin/nop_ring $size -batch $b
+		step "nop_b$b" kgo_ioctl $bin/nop_kgo $size -batch $b
 		step "nop_b$b" io_uring $bin/nop_uring $size -batch $b
 	done
+	# 4096 in flight: sustained ops/s and the submitter's CPU per op.
+	step nop_pipe kgo $bin/nop_ring $size -pipe 4096
+	step nop_pipe io_uring $bin/nop_uring $size -pipe 4096
 	# The fairness group: each against its goal (bench/fair).
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f
