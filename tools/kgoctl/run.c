@@ -2,7 +2,8 @@
 /*
  * kgoctl run: submits tasks of one kind, checks every completion that
  * comes back against what that kind promises, and reports throughput
- * and latencies.
+ * and latencies. Through the fd's shared rings (libkgo), or with
+ * --ioctl through KGO_IOC_SUBMIT and read(2).
  */
 
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include <linux/kgo.h>
 
 #include "kgo_crc32c.h"
+#include "libkgo.h"
 
 #include "commands.h"
 #include "common.h"
@@ -62,6 +64,7 @@ struct run_opts {
 	__u64 size;		/* checksum: bytes per buffer */
 	bool size_given;
 	bool quiet;
+	bool ioctl;		/* the older path, not the rings */
 };
 
 /*
@@ -145,6 +148,7 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 		{ "batch",	required_argument,	NULL, 'b' },
 		{ "size",	required_argument,	NULL, 's' },
 		{ "quiet",	no_argument,		NULL, 'q' },
+		{ "ioctl",	no_argument,		NULL, 'i' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{}
 	};
@@ -167,6 +171,9 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'i':
+			o->ioctl = true;
 			break;
 		case 'h':
 			run_help();
@@ -199,6 +206,8 @@ struct run {
 	const struct run_opts *o;
 	int fd;
 	__u32 nr_procs;
+	struct kgo_ring ring;		/* without --ioctl */
+	__u64 filled;			/* tags below this went into the SQ */
 
 	struct kgo_task *tasks;		/* one batch, refilled for each submit */
 	void *rbuf;			/* records as read(2) returns them */
@@ -579,6 +588,92 @@ static void run_loop(struct run *r)
 	check_missing(r);
 }
 
+/*
+ * Through the rings: fill the SQ with up to a batch, submit and, once
+ * everything is submitted (or the SQ or CQ is full), wait in the same
+ * call; then check every completion in the CQ. Entries the module
+ * cannot take yet (-EBUSY: the CQ is full; -EAGAIN: a cap) stay in the
+ * SQ for the next round.
+ */
+static void ring_setup(struct run *r)
+{
+	__u64 sq = 1;
+	struct kgo_ring_params p;
+	int ret;
+
+	while (sq < r->o->batch && sq < KGO_RING_SQ_MAX)
+		sq <<= 1;
+	memset(&p, 0, sizeof(p));
+	p.sq_entries = sq;
+	ret = kgo_ring_init_params(r->fd, &r->ring, &p);
+	if (ret)
+		die_err(-ret, "KGO_IOC_RING_SETUP and mmap of a %llu-entry ring", sq);
+}
+
+static unsigned int ring_reap(struct run *r)
+{
+	struct kgo_completion *c;
+	unsigned int head, n = 0;
+	__u64 now = now_ns();
+
+	kgo_ring_for_each_cqe(&r->ring, head, c) {
+		check_completion(r, c, now);
+		n++;
+	}
+	kgo_ring_cq_advance(&r->ring, n);
+	r->nread += n;
+	return n;
+}
+
+static void ring_loop(struct run *r)
+{
+	const struct run_opts *o = r->o;
+	__u64 in_flight;
+	unsigned int wait;
+	int ret;
+
+	r->t0 = now_ns();
+	while (r->next < o->count || r->nread < r->next) {
+		struct kgo_task *t;
+		__u64 n = 0;
+
+		while (n < o->batch && r->filled < o->count && (t = kgo_ring_get_sqe(&r->ring))) {
+			fill_task(r, t, r->filled++);
+			n++;
+		}
+		in_flight = r->next - r->nread;
+		/* All in the SQ: wait for as many as the CQ holds; else go on. */
+		wait = 0;
+		if (r->filled == o->count)
+			wait = min_u64(in_flight + kgo_ring_sq_ready(&r->ring),
+				       r->ring.cq_entries);
+		r->submits++;
+		ret = kgo_ring_submit_and_wait(&r->ring, wait);
+		if (ret == -EBUSY || ret == -EAGAIN) {
+			r->eagain++;
+			if (!in_flight)
+				die_stuck(r);
+			ret = kgo_ring_enter(&r->ring, 0, 1, 0, KGO_WAIT_FOREVER);
+		}
+		if (ret < 0 && ret != -EINTR)
+			die_err(-ret, "KGO_IOC_ENTER (the task tagged %llu)", r->next);
+		if (ret > 0) {
+			if ((__u64)ret < kgo_ring_sq_ready(&r->ring) + ret)
+				r->partial++;
+			r->next += ret;
+		}
+		/*
+		 * A wait returns early only once every task consumed has
+		 * completed: if it brought nothing, nothing more will come
+		 * (the missing tags are reported).
+		 */
+		if (!ring_reap(r) && wait && ret >= 0 && !kgo_ring_sq_ready(&r->ring))
+			break;
+	}
+	r->t1 = now_ns();
+	check_missing(r);
+}
+
 /* ------------------------------------------------------------------ */
 /* run: the summary                                                    */
 /* ------------------------------------------------------------------ */
@@ -651,8 +746,9 @@ static void print_summary(const struct run *r)
 	if (o->kind->kind == KGO_TASK_CHECKSUM)
 		printf(", %llu-byte buffers", o->size);
 	printf("\n%-14s %llu in batches of %llu\n", "tasks", o->count, o->batch);
-	printf("%-14s %llu (%llu partial, %llu EAGAIN)\n", "submit calls",
-	       r->submits, r->partial, r->eagain);
+	printf("%-14s %llu %s (%llu partial, %llu %s)\n", "submit calls",
+	       r->submits, o->ioctl ? "SUBMIT" : "ENTER", r->partial, r->eagain,
+	       o->ioctl ? "EAGAIN" : "EBUSY/EAGAIN");
 	printf("%-14s %llu\n", "failures", r->failures);
 	print_failures(stdout, r);
 	printf("%-14s %s\n", "wall", fmt_ns(buf, sizeof(buf), wall));
@@ -680,7 +776,13 @@ int cmd_run(int argc, char **argv)
 	r = xcalloc(1, sizeof(*r));
 	setup_run(r, &o, &info);
 	r->fd = fd;
-	run_loop(r);
+	if (o.ioctl) {
+		run_loop(r);
+	} else {
+		ring_setup(r);
+		ring_loop(r);
+		kgo_ring_exit(&r->ring);
+	}
 	close(fd);
 	if (!o.quiet) {
 		print_summary(r);
