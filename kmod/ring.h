@@ -68,7 +68,9 @@ static inline s64 kgo_ring_sq_ready(u32 tail, u32 head, u32 entries)
 {
 	u32 n = tail - head;
 
-	return n > entries ? -EINVAL : n;
+	if (n > entries)
+		return -EINVAL;
+	return n;
 }
 
 /*
