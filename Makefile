@@ -13,7 +13,7 @@
 #                     functions, out/profile/NAME.txt
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
-#   make tools        tools/kgoctl/kgoctl and the selftest binaries
+#   make tools        libkgo, tools/kgoctl/kgoctl and the selftest binaries
 #   make style        checkpatch.pl over the project's C files
 #   make sparse       sparse (C=2) over the module
 #   make install      kgo.ko alone into /lib/modules/<its kernel>/ (extra/
@@ -62,6 +62,7 @@ sparse: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) C=2 modules
 
 tools:
+	$(MAKE) -C libkgo
 	$(MAKE) -C tools/kgoctl
 	$(MAKE) -C selftests/kgo
 
@@ -92,6 +93,7 @@ clean:
 	  -o -name '*.dwo' \) -type f -delete
 	rm -f Module.symvers modules.order .Module.symvers.cmd .modules.order.cmd
 	rm -rf out/build out/bin
+	$(MAKE) -C libkgo clean
 	$(MAKE) -C tools/kgoctl clean
 	$(MAKE) -C selftests/kgo clean
 	$(MAKE) -C bench/go clean
