@@ -30,7 +30,7 @@ static bool kgo_ring_task_fault(int err)
 
 /* Completes an entry that is not a valid task with @err, at once. */
 static void kgo_ring_refuse(struct kgo_session *s, struct kgo_ring *r,
-			    const struct kgo_task *t, int err)
+			    const struct kgo_task *t, int err, u64 now)
 {
 	struct kgo_completion c = {
 		.tag = t->tag,
@@ -39,8 +39,8 @@ static void kgo_ring_refuse(struct kgo_session *s, struct kgo_ring *r,
 		.kind = t->kind,
 	};
 
-	c.queued_ns = ktime_get_ns();
-	c.ended_ns = c.queued_ns;
+	c.queued_ns = now;
+	c.ended_ns = now;
 	spin_lock(&s->lock);
 	kgo_ring_post(r, &c);
 	spin_unlock(&s->lock);
@@ -64,7 +64,9 @@ static long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 {
 	struct kgo_gqueue q = {};
 	LIST_HEAD(jobs);
+	bool timed = !(r->flags & KGO_RING_NO_TIMES);
 	u32 done = 0, chunk = 0, room, cq_head;
+	u64 now = 0;
 	bool refused = false;
 	long ret = 0;
 	s64 ready;
@@ -96,6 +98,9 @@ static long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 			ret = -EINTR;
 			break;
 		}
+		/* One clock read a chunk: its tasks are queued together. */
+		if (timed && !chunk)
+			now = ktime_get_ns();
 		job = kgo_ring_job_get(r);
 		if (!job) {
 			ret = -EAGAIN;	/* a goroutine still holds a consumed task's job */
@@ -104,13 +109,13 @@ static long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 		/* Copied once: the caller may be rewriting the slot. */
 		memcpy(&t, &r->sqes[r->sq_khead & (r->sq_entries - 1)], sizeof(t));
 		barrier();	/* the compiler must not read it again for @t */
-		g = kgo_session_ring_job(s, job, &t);
+		g = kgo_session_ring_job(s, job, &t, now);
 		if (IS_ERR(g)) {
 			if (!kgo_ring_task_fault(PTR_ERR(g))) {
 				ret = PTR_ERR(g);	/* left in the SQ */
 				break;
 			}
-			kgo_ring_refuse(s, r, &t, PTR_ERR(g));
+			kgo_ring_refuse(s, r, &t, PTR_ERR(g), now);
 			refused = true;
 		} else {
 			list_add_tail(&job->node, &jobs);

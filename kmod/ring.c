@@ -76,6 +76,7 @@
 #include <linux/hrtimer.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -85,6 +86,20 @@
 #include "ring.h"
 #include "session.h"
 #include "task.h"
+
+#define KGO_RING_FLAGS		KGO_RING_NO_TIMES
+
+/*
+ * A waiter first looks at the tail this many times before it sleeps,
+ * letting whatever the scheduler wants to run first (the M it just woke
+ * on this CPU, say) run: a short task then completes without the
+ * waiter sleeping and being woken. 0 turns it off.
+ */
+static unsigned int ring_spin = 256;
+module_param(ring_spin, uint, 0644);
+MODULE_PARM_DESC(ring_spin,
+		 "Looks at the CQ tail a waiter takes before it sleeps (0: none; at most 65536)");
+#define KGO_RING_SPIN_MAX	65536
 
 /* The indices' cache lines in the shared header, and its size. */
 #define KGO_RING_LINE		64
@@ -210,7 +225,7 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
 	u32 cq_want;
 	int ret;
 
-	if (p->flags || p->sq_idle_ms || p->__reserved || p->mmap_size ||
+	if ((p->flags & ~KGO_RING_FLAGS) || p->sq_idle_ms || p->__reserved || p->mmap_size ||
 	    memchr_inv(&p->off, 0, sizeof(p->off)))
 		return -EINVAL;
 	ret = kgo_ring_entries(p->sq_entries, KGO_RING_SQ_MAX, &p->sq_entries);
@@ -434,6 +449,26 @@ static void kgo_ring_waiter_del(struct kgo_ring *r, struct kgo_ring_waiter *w)
 	spin_unlock(&r->wait_lock);
 }
 
+/*
+ * The waiter's spin (see ring_spin): whether the tail reached @target.
+ * Yields to what the scheduler wants to run meanwhile, as cond_resched()
+ * does; never sleeps.
+ */
+static bool kgo_ring_spin(struct kgo_ring *r, u32 target)
+{
+	unsigned int i, n = min(READ_ONCE(ring_spin), KGO_RING_SPIN_MAX);
+
+	for (i = 0; i < n; i++) {
+		if (kgo_ring_reached(READ_ONCE(r->cq_ktail), target))
+			return true;
+		if (signal_pending(current))
+			return false;
+		if (!cond_resched())
+			cpu_relax();
+	}
+	return false;
+}
+
 /**
  * kgo_ring_wait() - wait for completions in the CQ
  * @r: the ring
@@ -458,6 +493,8 @@ int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns)
 		return 0;
 	if (!timeout_ns)
 		return -ETIMEDOUT;
+	if (kgo_ring_spin(r, w.target))
+		return 0;
 	if (timeout_ns != KGO_WAIT_FOREVER)
 		expires = ktime_add_safe(ktime_get(),
 					 ns_to_ktime(min_t(u64, timeout_ns, KTIME_MAX)));

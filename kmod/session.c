@@ -222,12 +222,14 @@ static void kgo_job_main(void *arg)
 		/* Its fd closed before it started: nothing to run. */
 		job->err = kgo_ctx_err(&job->ctx);
 		if (!job->err) {
-			job->c.started_ns = ktime_get_ns();
+			if (job->timed)
+				job->c.started_ns = ktime_get_ns();
 			job->c.cpu = raw_smp_processor_id();
 			kgo_job_run(job);
 		}
 		job->c.status = job->err;
-		job->c.ended_ns = ktime_get_ns();
+		if (job->timed)
+			job->c.ended_ns = ktime_get_ns();
 		kgo_job_complete(job);
 	}
 	/* else cancelled: the canceller completed it. */
@@ -251,13 +253,15 @@ static void kgo_job_init(struct kgo_session *s, struct kgo_job *job,
 	job->c.kind = t->kind;
 	job->c.cpu = ~0U;
 	job->len = len;
+	job->timed = !job->ring || !(job->ring->flags & KGO_RING_NO_TIMES);
 }
 
 /*
- * Copies in @job's data and makes its goroutine. On failure nobody else
- * has seen the job: the caller frees it. Context: process, may sleep.
+ * Copies in @job's data and makes its goroutine; @now is when it was
+ * queued, or 0 to read the clock. On failure nobody else has seen the
+ * job: the caller frees it. Context: process, may sleep.
  */
-static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job)
+static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u64 now)
 {
 	struct kgo_g *g;
 
@@ -269,7 +273,8 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job)
 		if (copy_from_user(job->buf, u64_to_user_ptr(job->desc.args[0]), job->len))
 			return ERR_PTR(-EFAULT);
 	}
-	job->c.queued_ns = ktime_get_ns();
+	if (job->timed)
+		job->c.queued_ns = now ?: ktime_get_ns();
 	if (!kgo_user_g_get(s->user))
 		return ERR_PTR(-EAGAIN);
 	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
@@ -335,7 +340,7 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	 * CANCEL, close or reader can reach it, so a failure here undoes it
 	 * alone.
 	 */
-	g = kgo_job_start(s, job);
+	g = kgo_job_start(s, job, 0);
 	if (IS_ERR(g)) {
 		kgo_session_unreserve(s, len);
 		kgo_job_free(job);	/* nobody else has seen it */
@@ -353,6 +358,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
  * @s: the session
  * @job: a free job of the session's ring (kgo_ring_job_get())
  * @t: the task, copied out of the SQ and not yet validated
+ * @now: when it was queued (one clock read for a batch), or 0
  *
  * As kgo_session_submit_one(), but the job is the ring's and in flight
  * already (its CQ slot is). The caller puts it on pending with
@@ -364,7 +370,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
  * -ENOMEM, -ESHUTDOWN).
  */
 struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
-				   const struct kgo_task *t)
+				   const struct kgo_task *t, u64 now)
 {
 	struct kgo_ring *r = job->ring;
 	struct kgo_g *g;
@@ -389,7 +395,7 @@ struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
 	memset(job, 0, sizeof(*job));
 	job->ring = r;
 	kgo_job_init(s, job, t, len);
-	g = kgo_job_start(s, job);
+	g = kgo_job_start(s, job, now);
 	if (IS_ERR(g)) {
 		spin_lock(&s->lock);
 		s->bytes -= len;
@@ -633,7 +639,8 @@ static bool kgo_session_cancel_one(struct kgo_session *s, struct kgo_job *job,
 		if (atomic_cmpxchg(&job->state, KGO_JOB_QUEUED, KGO_JOB_CANCELLED) ==
 		    KGO_JOB_QUEUED) {
 			job->c.status = -ECANCELED;
-			job->c.ended_ns = now;
+			if (job->timed)
+				job->c.ended_ns = now;
 			/*
 			 * A ring's completion reference goes now; never the
 			 * last: its goroutine, not yet run, holds one.

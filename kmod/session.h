@@ -61,7 +61,7 @@ u32 kgo_session_max_inflight(void);
 int kgo_session_reserve(struct kgo_session *s, u32 n);
 void kgo_session_unreserve_n(struct kgo_session *s, u32 n);
 struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
-				   const struct kgo_task *t);
+				   const struct kgo_task *t, u64 now);
 void kgo_session_add_pending(struct kgo_session *s, struct list_head *jobs);
 
 ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,

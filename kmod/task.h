@@ -35,6 +35,7 @@ struct kgo_job {
 	struct kgo_task desc;		/* I */
 	void *buf;			/* I: CHECKSUM data, copied at submit */
 	u32 len;			/* I: its length, counted in session bytes */
+	bool timed;			/* I: its completion carries times */
 	atomic64_t nodes;		/* A: SPAWN nodes run */
 	int err;			/* G */
 	struct kgo_completion c;	/* G, then S once completed */

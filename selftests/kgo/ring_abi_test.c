@@ -204,6 +204,41 @@ TEST_F(ring, nop)
 	EXPECT_EQ(1, kgo_ring_cq_ready(&self->r));
 }
 
+/* Times unless the ring asked for none; flags the module lacks are refused. */
+TEST_F(ring, no_times)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ, .flags = KGO_RING_NO_TIMES };
+	struct kgo_completion *c;
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	put(&self->r, KGO_TASK_NOP, 1);
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&self->r, &c));
+	EXPECT_EQ(0, c->status);
+	EXPECT_EQ(0, c->queued_ns);
+	EXPECT_EQ(0, c->started_ns);
+	EXPECT_EQ(0, c->ended_ns);
+	EXPECT_NE(~0U, c->cpu);
+	kgo_ring_cqe_seen(&self->r, c);
+}
+
+TEST_F(ring, times)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ };
+	struct kgo_completion *c;
+	uint64_t t0 = now_ns();
+
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	put(&self->r, KGO_TASK_NOP, 1);
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&self->r, &c));
+	EXPECT_LE(t0, c->queued_ns);
+	EXPECT_LE(c->queued_ns, c->started_ns);
+	EXPECT_LE(c->started_ns, c->ended_ns);
+	EXPECT_GE(now_ns(), c->ended_ns);
+	kgo_ring_cqe_seen(&self->r, c);
+}
+
 /* Entries that are no tasks are consumed and complete with their error. */
 TEST_F(ring, garbage_entries)
 {

@@ -385,7 +385,7 @@ struct kgo_ring_offsets {
 /**
  * struct kgo_ring_params - argument of KGO_IOC_RING_SETUP
  * @size: in: sizeof(struct kgo_ring_params)
- * @flags: in: 0, or %KGO_RING_SQPOLL
+ * @flags: in: %KGO_RING_* bits
  * @sq_entries: in: at least this many SQ entries, 1..%KGO_RING_SQ_MAX;
  *		out: how many, rounded up to a power of two
  * @cq_entries: in: at least this many CQ entries, or 0 for twice
@@ -415,15 +415,12 @@ struct kgo_ring_params {
 };
 
 /*
- * A goroutine of the module polls the SQ (io_uring's SQPOLL): tasks the
- * caller publishes with sq_tail are consumed without a system call.
- * After sq_idle_ms without any, the poller sleeps and sets
- * %KGO_SQ_NEED_WAKEUP in sq_flags; the caller then wakes it with
- * KGO_IOC_ENTER and %KGO_ENTER_SQ_WAKEUP. CHECKSUM tasks are refused
- * (status -EOPNOTSUPP) on such a ring: the poller cannot read the
- * caller's memory.
+ * The ring's completions carry no times: queued_ns, started_ns and
+ * ended_ns are 0 (cpu still tells whether the task ran). Each time is
+ * a clock read, which costs little on hardware with a usable TSC and
+ * a great deal where the clock is an emulated device.
  */
-#define KGO_RING_SQPOLL		(1U << 0)
+#define KGO_RING_NO_TIMES	(1U << 1)
 
 /* sq_flags bits */
 #define KGO_SQ_NEED_WAKEUP	(1U << 0)
