@@ -20,12 +20,12 @@
 /* Goroutines queued per injection: work starts while we read the rest. */
 #define KGO_RING_CHUNK		128
 
-#define KGO_ENTER_FLAGS		0U
+#define KGO_ENTER_FLAGS		KGO_ENTER_SQ_WAKEUP
 
 /* Whether a refusal is the task's own fault: it completes with it. */
 static bool kgo_ring_task_fault(int err)
 {
-	return err == -EINVAL || err == -E2BIG || err == -EFAULT;
+	return err == -EINVAL || err == -E2BIG || err == -EFAULT || err == -EOPNOTSUPP;
 }
 
 /* Completes an entry that is not a valid task with @err, at once. */
@@ -58,9 +58,10 @@ static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
 
 /*
  * Consumes up to @want entries of @r's SQ. Return: how many, or the
- * reason the first could not be (see struct kgo_enter).
+ * reason the first could not be (see struct kgo_enter). Context:
+ * process or goroutine (the SQ poller), may sleep.
  */
-static long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
+long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 {
 	struct kgo_gqueue q = {};
 	LIST_HEAD(jobs);
@@ -159,7 +160,10 @@ long kgo_ring_enter(struct kgo_session *s, const struct kgo_enter *e)
 		return -EBADFD;
 	if (e->flags & ~KGO_ENTER_FLAGS)
 		return -EINVAL;
-	if (e->to_submit) {
+	if (r->sqpoll_wake) {
+		if (e->flags & KGO_ENTER_SQ_WAKEUP)
+			kgo_sqpoll_wake(r);
+	} else if (e->to_submit) {
 		n = kgo_ring_submit(s, r, e->to_submit);
 		if (n < 0)
 			return n;

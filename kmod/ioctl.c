@@ -185,15 +185,29 @@ static long kgo_ioctl_ring_setup(struct kgo_session *s, void __user *uarg)
 	ret = kgo_copy_struct_in(&p, sizeof(p), sizeof(p), uarg, &usize);
 	if (ret)
 		return ret;
+	mutex_lock(&s->setup_lock);
 	r = kgo_ring_create(s, &p);
-	if (IS_ERR(r))
-		return PTR_ERR(r);
-	/* The caller learns the ring before the fd has it: it can have no other. */
-	if (kgo_copy_struct_out(uarg, &p, sizeof(p), usize)) {
-		kgo_ring_destroy(r);
-		return -EFAULT;
+	if (IS_ERR(r)) {
+		ret = PTR_ERR(r);
+		goto out;
 	}
-	return kgo_ring_install(s, r);
+	/* The caller learns the ring before the fd has it: it can have no other. */
+	ret = -EFAULT;
+	if (kgo_copy_struct_out(uarg, &p, sizeof(p), usize))
+		goto err_destroy;
+	/* Its poller before the fd has it: a failed start undoes it all. */
+	if (p.flags & KGO_RING_SQPOLL) {
+		ret = kgo_sqpoll_start(r);
+		if (ret)
+			goto err_destroy;
+	}
+	ret = kgo_ring_install(s, r);	/* cannot fail: setup_lock */
+	goto out;
+err_destroy:
+	kgo_ring_destroy(r);
+out:
+	mutex_unlock(&s->setup_lock);
+	return ret;
 }
 
 static long kgo_ioctl_enter(struct kgo_session *s, void __user *uarg)

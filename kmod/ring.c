@@ -87,7 +87,7 @@
 #include "session.h"
 #include "task.h"
 
-#define KGO_RING_FLAGS		KGO_RING_NO_TIMES
+#define KGO_RING_FLAGS		(KGO_RING_NO_TIMES | KGO_RING_SQPOLL)
 
 /*
  * A waiter first looks at the tail this many times before it sleeps,
@@ -225,9 +225,12 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
 	u32 cq_want;
 	int ret;
 
-	if ((p->flags & ~KGO_RING_FLAGS) || p->sq_idle_ms || p->__reserved || p->mmap_size ||
+	if ((p->flags & ~KGO_RING_FLAGS) || p->__reserved || p->mmap_size ||
 	    memchr_inv(&p->off, 0, sizeof(p->off)))
 		return -EINVAL;
+	ret = kgo_sqpoll_params(p);
+	if (ret)
+		return ret;
 	ret = kgo_ring_entries(p->sq_entries, KGO_RING_SQ_MAX, &p->sq_entries);
 	if (ret)
 		return ret;
@@ -274,6 +277,7 @@ struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *
 	r->sq_entries = p->sq_entries;
 	r->cq_entries = p->cq_entries;
 	r->flags = p->flags;
+	r->sq_idle_ms = p->sq_idle_ms;
 	r->off = p->off;
 	r->size = size;
 	ret = kgo_ring_alloc_mem(r);
@@ -315,6 +319,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_ring_install);
 void kgo_ring_destroy(struct kgo_ring *r)
 {
 	WARN_ON_ONCE(!list_empty(&r->waiters));
+	kgo_sqpoll_free(r);
 	kgo_session_unreserve_n(r->s, r->cq_entries);
 	kgo_ring_free_mem(r);
 }
@@ -485,6 +490,10 @@ int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns)
 	ktime_t expires = 0;
 	int ret = 0;
 
+	/* A poller's: published is as good as consumed, it soon will be. */
+	if (r->sqpoll_wake)
+		issued += max_t(s64, kgo_ring_sq_ready(READ_ONCE(*r->sq_tail),
+							READ_ONCE(r->sq_khead), r->sq_entries), 0);
 	/* A garbage head only makes the caller wait for the wrong count. */
 	w.target = READ_ONCE(*r->cq_head) + min;
 	if (kgo_ring_reached(w.target, issued))

@@ -50,6 +50,9 @@ struct kgo_ring {
 	u32 nwaiters;			/* W, A (racy reads) */
 	u32 wake_at;			/* W, A (racy reads): earliest target */
 	bool poll_armed;		/* A: poll(2) looked: wake s->wq too */
+
+	struct kgo_chan *sqpoll_wake;	/* I: KGO_RING_SQPOLL's (sqpoll.c) */
+	u32 sq_idle_ms;			/* I */
 };
 
 /* The index arithmetic, in one place for the KUnit suite (kgo_ring). */
@@ -105,5 +108,13 @@ int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns);
 bool kgo_ring_cq_pending(struct kgo_ring *r);
 
 long kgo_ring_enter(struct kgo_session *s, const struct kgo_enter *e);
+long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want);
+
+int kgo_sqpoll_params(struct kgo_ring_params *p);
+int kgo_sqpoll_start(struct kgo_ring *r);
+void kgo_sqpoll_wake(struct kgo_ring *r);
+void kgo_sqpoll_stop(struct kgo_ring *r);
+void kgo_sqpoll_free(struct kgo_ring *r);
+void kgo_sqpoll_stats(u64 *ns, u64 *tasks);
 
 #endif /* _KGO_RING_H */

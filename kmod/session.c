@@ -99,6 +99,7 @@ struct kgo_session *kgo_session_create(void)
 	kgo_ctx_init(&s->ctx, NULL);
 	kgo_feed_init(&s->feed);
 	kref_init(&s->ref);
+	mutex_init(&s->setup_lock);
 	__module_get(THIS_MODULE);	/* for goroutines outliving the fd */
 	return s;
 }
@@ -118,9 +119,14 @@ static void kgo_session_release(struct kref *ref)
 	module_put(THIS_MODULE);
 }
 
-static void kgo_session_put(struct kgo_session *s)
+void kgo_session_put(struct kgo_session *s)
 {
 	kref_put(&s->ref, kgo_session_release);
+}
+
+void kgo_session_get(struct kgo_session *s)
+{
+	kref_get(&s->ref);
 }
 
 static void kgo_job_free(struct kgo_job *job)
@@ -378,6 +384,9 @@ struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
 	int ret;
 
 	ret = kgo_task_validate(t);
+	/* The SQ poller runs in no process: no user memory to copy from. */
+	if (!ret && t->kind == KGO_TASK_CHECKSUM && r->sqpoll_wake)
+		ret = -EOPNOTSUPP;
 	if (!ret && t->kind == KGO_TASK_CHECKSUM) {
 		len = t->args[1];
 		spin_lock(&s->lock);
@@ -715,6 +724,8 @@ void kgo_session_close(struct kgo_session *s)
 	struct kgo_job *job, *tmp;
 	LIST_HEAD(drop);
 
+	if (s->ring)
+		kgo_sqpoll_stop(s->ring);
 	spin_lock(&s->lock);
 	s->closed = true;	/* from now on, completions are dropped */
 	list_splice_init(&s->done, &drop);

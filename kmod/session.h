@@ -4,6 +4,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -44,12 +45,15 @@ struct kgo_session {
 	struct kgo_ctx ctx;	/* cancelled at close: parent of each job's */
 	struct kgo_feed feed;	/* its goroutines' way into the scheduler (feed.c) */
 	struct kgo_ring *ring;	/* set once (release), freed with us; or NULL */
+	struct mutex setup_lock; /* KGO_IOC_RING_SETUP, one at a time */
 };
 
 int kgo_session_init(void);
 void kgo_session_exit(void);
 struct kgo_session *kgo_session_create(void);
 void kgo_session_close(struct kgo_session *s);
+void kgo_session_get(struct kgo_session *s);
+void kgo_session_put(struct kgo_session *s);
 
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 				     const struct kgo_task *t);

@@ -108,10 +108,38 @@ static unsigned int kgo_ring_flush_sq(struct kgo_ring *ring)
 	return kgo_ring_sq_ready(ring);
 }
 
+/*
+ * With an SQ poller (KGO_RING_SQPOLL) publishing is submitting: enter
+ * only to wake it, if it sleeps, or to wait. Returns what was published.
+ */
+static int kgo_ring_submit_sqpoll(struct kgo_ring *ring, unsigned int wait_nr)
+{
+	unsigned int n = ring->sq_local_tail - *ring->sq_tail, flags = 0;
+	int ret;
+
+	kgo_ring_flush_sq(ring);
+	/* Pairs with the poller's barrier between NEED_WAKEUP and its look. */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(ring->sq_flags, __ATOMIC_RELAXED) & KGO_SQ_NEED_WAKEUP)
+		flags |= KGO_ENTER_SQ_WAKEUP;
+	if (wait_nr && kgo_ring_cq_ready(ring) >= wait_nr)
+		wait_nr = 0;
+	if (!flags && !wait_nr)
+		return n;
+	do
+		ret = kgo_ring_enter(ring, 0, wait_nr, flags, KGO_WAIT_FOREVER);
+	while (ret == -EINTR);
+	return ret < 0 ? ret : (int)n;
+}
+
 KGO_EXPORT int kgo_ring_submit_and_wait(struct kgo_ring *ring, unsigned int wait_nr)
 {
-	unsigned int n = kgo_ring_flush_sq(ring);
+	unsigned int n;
 	int ret;
+
+	if (ring->flags & KGO_RING_SQPOLL)
+		return kgo_ring_submit_sqpoll(ring, wait_nr);
+	n = kgo_ring_flush_sq(ring);
 
 	if (!n && !wait_nr)
 		return 0;

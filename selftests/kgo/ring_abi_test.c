@@ -153,6 +153,32 @@ TEST_F(ring, enter_without_ring)
 	EXPECT_EQ(EBADFD, errno);
 }
 
+/* ENTER's argument follows the size/flags convention of every ioctl. */
+TEST_F(ring, enter_bad_args)
+{
+	struct kgo_ring_params p;
+	struct {
+		struct kgo_enter e;
+		uint64_t tail;
+	} a = { .e = { .size = sizeof(a.e) } };
+
+	ASSERT_EQ(0, setup(self->fd, &p, SQ, 0));
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_ENTER, NULL));
+	EXPECT_EQ(EFAULT, errno);
+	a.e.size = sizeof(a.e) - 8;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_ENTER, &a));
+	EXPECT_EQ(EINVAL, errno);
+	a.e.size = sizeof(a);
+	a.tail = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_ENTER, &a));
+	EXPECT_EQ(E2BIG, errno);
+	a.tail = 0;
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_ENTER, &a));
+	a.e.flags = 1U << 31;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_ENTER, &a));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 TEST_F(ring, bad_mmap)
 {
 	struct kgo_ring_params p;
@@ -202,6 +228,62 @@ TEST_F(ring, nop)
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
 	EXPECT_EQ(1, kgo_ring_cq_ready(&self->r));
+}
+
+/*
+ * SQ polling: published tasks are consumed without ENTER; an idle
+ * poller sleeps, says so in sq_flags, and ENTER's SQ_WAKEUP wakes it.
+ * CHECKSUM is refused there. KGO_IOC_STATS counts what pollers did.
+ */
+TEST_F(ring, sqpoll)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ, .flags = KGO_RING_SQPOLL,
+				     .sq_idle_ms = 20 };
+	struct kgo_stats st0 = { .size = sizeof(st0) }, st1 = { .size = sizeof(st1) };
+	uint8_t seen[16] = {};
+	unsigned int bad = 0, i, got = 0;
+	struct kgo_completion *c;
+	uint64_t t0;
+
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_STATS, &st0));
+	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
+	EXPECT_EQ(20, p.sq_idle_ms);
+	for (i = 0; i < 8; i++)
+		put(&self->r, KGO_TASK_NOP, i);
+	/* Published: the poller takes them, whether we enter or not. */
+	kgo_ring_store_release(self->r.sq_tail, self->r.sq_local_tail);
+	t0 = now_ns();
+	while (kgo_ring_cq_ready(&self->r) < 8 && now_ns() - t0 < 10 * NSEC) {
+		if (*self->r.sq_flags & KGO_SQ_NEED_WAKEUP)
+			kgo_ring_submit(&self->r);	/* it fell asleep first */
+		usleep(1000);
+	}
+	got += reap(&self->r, seen, 16, 0, &bad);
+	EXPECT_EQ(8, got);
+
+	/* Idle for longer than sq_idle_ms: asleep, and woken by ENTER. */
+	t0 = now_ns();
+	while (!(__atomic_load_n(self->r.sq_flags, __ATOMIC_ACQUIRE) & KGO_SQ_NEED_WAKEUP) &&
+	       now_ns() - t0 < 10 * NSEC)
+		usleep(10000);
+	EXPECT_TRUE(*self->r.sq_flags & KGO_SQ_NEED_WAKEUP);
+	for (i = 8; i < 12; i++)
+		put(&self->r, KGO_TASK_NOP, i);
+	ASSERT_EQ(4, kgo_ring_submit_and_wait(&self->r, 4));
+	got += reap(&self->r, seen, 16, 0, &bad);
+	EXPECT_EQ(12, got);
+	EXPECT_EQ(0, bad);
+
+	/* No user memory for the poller to copy from. */
+	put(&self->r, KGO_TASK_CHECKSUM, 12)->args[1] = 8;
+	ASSERT_EQ(1, kgo_ring_submit_and_wait(&self->r, 1));
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&self->r, &c));
+	EXPECT_EQ(-EOPNOTSUPP, c->status);
+	kgo_ring_cqe_seen(&self->r, c);
+
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_STATS, &st1));
+	EXPECT_LE(st0.sqpoll_tasks + 13, st1.sqpoll_tasks);
+	EXPECT_LT(st0.sqpoll_ns, st1.sqpoll_ns);
 }
 
 /* Times unless the ring asked for none; flags the module lacks are refused. */

@@ -388,6 +388,30 @@ TEST(close_in_flight)
 	       (unsigned long long)took / 1000000);
 }
 
+/* Closing a ring whose poller is awake, or asleep, stops it. */
+TEST(close_while_polling)
+{
+	long long before = goroutines(), n = -1;
+	uint64_t took;
+
+	if (before < 0)
+		SKIP(return, "no /sys/kernel/debug/kgo/sched");
+	for (int asleep = 0; asleep < 2; asleep++) {
+		struct kgo_ring r;
+
+		ASSERT_EQ(0, kgo_ring_init(SQ, &r, KGO_RING_SQPOLL));
+		ASSERT_EQ(SQ, submit_long(&r));
+		if (asleep)
+			usleep(200000);	/* past sq_idle_ms: the poller sleeps */
+		kgo_ring_exit(&r);
+		took = drained(before, &n);
+		EXPECT_GE(before, n);
+		EXPECT_GT(PROMPT_NS, took);
+		TH_LOG("poller %s: goroutines back to %lld in %llu ms after close",
+		       asleep ? "asleep" : "awake", n, (unsigned long long)took / 1000000);
+	}
+}
+
 TEST(close_keeps_mapping)
 {
 	struct kgo_ring r;

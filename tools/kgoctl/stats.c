@@ -41,6 +41,8 @@ static const struct field global_fields[] = {
 	GFIELD(global_runq,	"global queue"),
 	GFIELD(created_outside,	"created outside"),
 	GFIELD(readied_outside,	"readied outside"),
+	GFIELD(sqpoll_ns,	"SQ pollers' ns awake"),
+	GFIELD(sqpoll_tasks,	"SQ pollers' tasks"),
 };
 
 static const struct field proc_fields[] = {

@@ -415,6 +415,19 @@ struct kgo_ring_params {
 };
 
 /*
+ * A goroutine of the module polls the SQ (io_uring's SQPOLL): tasks the
+ * caller publishes with sq_tail are consumed without a system call, and
+ * KGO_IOC_ENTER's @to_submit is ignored. After sq_idle_ms without any,
+ * the poller sleeps and sets %KGO_SQ_NEED_WAKEUP in sq_flags: the
+ * caller, after its store-release of sq_tail and a full fence, loads
+ * sq_flags and if the bit is set wakes the poller with KGO_IOC_ENTER and
+ * %KGO_ENTER_SQ_WAKEUP. CHECKSUM tasks complete with -EOPNOTSUPP on
+ * such a ring: the poller cannot read the caller's memory. The pollers'
+ * CPU time is in &struct kgo_stats.sqpoll_ns.
+ */
+#define KGO_RING_SQPOLL		(1U << 0)
+
+/*
  * The ring's completions carry no times: queued_ns, started_ns and
  * ended_ns are 0 (cpu still tells whether the task ran). Each time is
  * a clock read, which costs little on hardware with a usable TSC and
@@ -534,6 +547,9 @@ struct kgo_proc_stats {
  * @global_runq: out: goroutines on the global queue
  * @created_outside: out: goroutines spawned from outside any goroutine
  * @readied_outside: out: goroutines readied from outside any goroutine
+ * @sqpoll_ns: out: time SQ pollers (%KGO_RING_SQPOLL) have spent awake,
+ *	       polling or submitting, since kgo was loaded
+ * @sqpoll_tasks: out: tasks they consumed
  * @latency: out: goroutines by time spent runnable before they ran
  *	     (Go's /sched/latencies): @latency[i] counts [2^i, 2^(i+1)) ns,
  *	     the last bucket everything longer. A sample, as Go's is: one
@@ -557,6 +573,8 @@ struct kgo_stats {
 	__aligned_u64 created_outside;
 	__aligned_u64 readied_outside;
 	__aligned_u64 latency[KGO_LATENCY_BUCKETS];
+	__aligned_u64 sqpoll_ns;
+	__aligned_u64 sqpoll_tasks;
 };
 
 #define KGO_PROC_STATS_SIZE_VER0	144	/* the first version: spinning included */
