@@ -1044,10 +1044,10 @@ static unsigned long bad_cmd(struct fuzz *f)
 	unsigned int x = rng_below(r, 100), nr, dir, size, type;
 
 	if (x < 45) {
-		/* Every nr of the magic: plain for 5..255, with dir/size for 0..4. */
+		/* Every nr of the magic: plain for 7..255, with dir/size for 0..6. */
 		nr = rng_below(r, 256);
 		f->magic_seen[nr / 64] |= 1ULL << (nr % 64);
-		if (nr > 4 && rng_pct(r, 50))
+		if (nr > 6 && rng_pct(r, 50))
 			return _IO(KGO_IOC_MAGIC, nr);
 		dir = 1 + rng_below(r, 3);
 		size = rng_below(r, 1U << _IOC_SIZEBITS);
@@ -1059,9 +1059,9 @@ static unsigned long bad_cmd(struct fuzz *f)
 		/* kgo's numbers with one more bit set anywhere. */
 		static const unsigned long cmds[] = {
 			KGO_IOC_GET_INFO, KGO_IOC_SUBMIT, KGO_IOC_WAIT, KGO_IOC_STATS,
-			KGO_IOC_CANCEL,
+			KGO_IOC_CANCEL, KGO_IOC_RING_SETUP, KGO_IOC_ENTER,
 		};
-		unsigned long c0 = cmds[rng_below(r, 5)], c;
+		unsigned long c0 = cmds[rng_below(r, ARRAY_SIZE(cmds))], c;
 
 		/* nr stays; type, size or dir change. */
 		do {

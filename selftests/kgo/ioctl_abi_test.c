@@ -197,8 +197,8 @@ TEST_F(kgo, null_pointer)
 TEST_F(kgo, bad_number)
 {
 	static const unsigned long cmds[] = {
-		_IO(KGO_IOC_MAGIC, 0x05),
-		_IO(KGO_IOC_MAGIC, 0x06),
+		_IO(KGO_IOC_MAGIC, 0x07),	/* 0x05, 0x06: the rings' */
+		_IO(KGO_IOC_MAGIC, 0x08),
 		_IO(KGO_IOC_MAGIC, 0xff),
 		/* The numbers do not encode a size: these are other numbers. */
 		_IOWR(KGO_IOC_MAGIC, 0x01, struct kgo_submit),
