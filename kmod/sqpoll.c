@@ -60,10 +60,19 @@ int kgo_sqpoll_params(struct kgo_ring_params *p)
 	return 0;
 }
 
-/* Whether the caller has published entries we have not consumed. */
+/*
+ * Whether there is something to consume now: entries published (a
+ * garbage sq_tail is nothing) and room in the CQ for their completions.
+ * Without room the poller sleeps too: the caller's next submission,
+ * which finds it asleep, wakes it. So nothing the caller writes keeps
+ * a poller awake past sq_idle_ms.
+ */
 static bool kgo_sqpoll_pending(struct kgo_ring *r)
 {
-	return READ_ONCE(*r->sq_tail) != READ_ONCE(r->sq_khead);
+	return kgo_ring_sq_ready(READ_ONCE(*r->sq_tail), READ_ONCE(r->sq_khead),
+				 r->sq_entries) > 0 &&
+	       kgo_ring_cq_room(READ_ONCE(r->issued), READ_ONCE(r->cq_ktail),
+				READ_ONCE(*r->cq_head), r->cq_entries) > 0;
 }
 
 /* Sleeps until woken or closed. Return: false once the fd is closed. */
