@@ -3,14 +3,17 @@
  * KGO_IOC_ENTER: consume tasks from a ring's SQ, then wait for its CQ.
  * ring.c has the index protocol; this file is its consumer side. Each
  * entry becomes a job of the ring's pool (session.c), the goroutines of
- * a batch go to the scheduler together (kgo_injectglist()), and one
- * store-release of sq_head gives the slots back.
+ * a batch go to the scheduler together through the session's feed
+ * (feed.c: one fd's backlog does not delay another's tasks, whichever
+ * path it came by), and one store-release of sq_head gives the slots
+ * back.
  */
 
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
 
+#include "feed.h"
 #include "g.h"
 #include "ring.h"
 #include "sched.h"
@@ -53,7 +56,7 @@ static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
 	if (!n)
 		return;
 	kgo_session_add_pending(s, jobs);
-	kgo_injectglist(q, n);
+	kgo_feed_inject(&s->feed, q, n);
 }
 
 /*

@@ -26,7 +26,8 @@
  * the session.
  *
  * Lock rules: f->lock is a leaf, taken in process context only (the
- * submitter, and an M about to switch to a G for the first time).
+ * submitter, which may be a G, and an M about to switch to a G for the
+ * first time), never across a switch.
  */
 
 #include <linux/minmax.h>
@@ -74,7 +75,8 @@ void kgo_feed_init(struct kgo_feed *f)
  * They go behind the feed's backlog; as many as max_queued allows go to
  * the scheduler now (kgo_injectglist()), the rest as earlier ones start.
  *
- * Context: process, not on a G (it takes f->lock with interrupts on).
+ * Context: process: a submitter, or a G (the SQ poller, sqpoll.c); it
+ * takes f->lock with interrupts on.
  */
 void kgo_feed_inject(struct kgo_feed *f, struct kgo_gqueue *q, u32 n)
 {
