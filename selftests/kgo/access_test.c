@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,6 +108,49 @@ static int open_as_nobody(bool in_group)
 	return WEXITSTATUS(status);
 }
 
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * In a child that is nobody, in no group, then in a user namespace of
+ * its own whose gid TEST_GID is nobody's gid outside: open's errno; 101
+ * if it may not make a user namespace.
+ */
+static int open_as_nobody_in_userns(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		char map[64];
+		int fd;
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		if (unshare(CLONE_NEWUSER))
+			_exit(101);
+		snprintf(map, sizeof(map), "%d %d 1", TEST_GID, NOBODY);
+		if (write_file("/proc/self/setgroups", "deny") ||
+		    write_file("/proc/self/gid_map", map))
+			_exit(102);
+		if (getegid() != TEST_GID)
+			_exit(103);
+		fd = open(KGO_DEVICE_PATH, O_RDWR);
+		_exit(fd < 0 ? errno : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
 TEST_F(access, disabled_values)
 {
 	EXPECT_EQ(EINVAL, write_param("disabled", 3));
@@ -155,6 +199,23 @@ TEST_F(access, disabled_admin_or_group)
 	/* The mode comes first: without it, the group does not help. */
 	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0600));
 	EXPECT_EQ(EACCES, open_as_nobody(true));
+}
+
+/*
+ * The group is a gid of the initial user namespace: one's own namespace
+ * that calls one's gid the group's does not make one a member.
+ */
+TEST_F(access, group_not_from_a_user_namespace)
+{
+	int r;
+
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	ASSERT_EQ(0, write_param("disabled", 1));
+	ASSERT_EQ(0, write_param("group", TEST_GID));
+	r = open_as_nobody_in_userns();
+	if (r == 101)
+		SKIP(return, "unprivileged user namespaces are off here");
+	EXPECT_EQ(EPERM, r);
 }
 
 /* max_user_inflight counts every fd of the user, and frees as completions are read. */
