@@ -28,6 +28,9 @@
  * own around kgo_ctx_cancel() (session.c holds session->lock): ctx->lock
  * and the scheduler's locks it ends in come after them.
  *
+ * A cancel takes the sleepers off in batches (KGO_CTX_CANCEL_BATCH),
+ * dropping the lock in between: once err is set nobody joins the list.
+ *
  * ctx->err is written once, under ctx->lock, and read locklessly; the
  * lock orders it against a sleeper's check, and READ_ONCE()/WRITE_ONCE()
  * are enough for a polling loop, which only needs to see it eventually.
@@ -76,11 +79,19 @@ int kgo_ctx_err(const struct kgo_ctx *ctx)
 }
 EXPORT_SYMBOL_GPL(kgo_ctx_err);
 
+/*
+ * Sleepers a canceller takes off ctx->waiters per hold of ctx->lock. A
+ * session's context has one per sleeping task of the fd (up to
+ * max_inflight): one walk would keep interrupts off for all of them.
+ */
+#define KGO_CTX_CANCEL_BATCH	64
+
 bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
 {
 	struct kgo_wait_node *n;
 	unsigned long flags;
 	LIST_HEAD(wake);
+	int i;
 
 	if (WARN_ONCE(err >= 0 || err < -MAX_ERRNO,
 		      "kgo: %s() with cause %d, not an errno\n", __func__, err))
@@ -92,19 +103,33 @@ bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
 	}
 	WRITE_ONCE(ctx->err, err);
 	/*
-	 * Claimed nodes stay ours until we wake their waiters, who cannot
-	 * return before that: they may go on our own list meanwhile.
+	 * From here no sleeper joins the list (each checks err under the
+	 * lock before it queues), so it only shrinks: take it a batch at a
+	 * time, with interrupts on in between. Claimed nodes stay ours
+	 * until we wake their waiters, who cannot return before that: they
+	 * may go on our own list meanwhile.
 	 */
-	while ((n = kgo_waiter_dequeue(&ctx->waiters)))
-		list_add_tail(&n->node, &wake);
-	spin_unlock_irqrestore(&ctx->lock, flags);
+	for (;;) {
+		n = NULL;
+		for (i = 0; i < KGO_CTX_CANCEL_BATCH; i++) {
+			n = kgo_waiter_dequeue(&ctx->waiters);
+			if (!n)
+				break;
+			list_add_tail(&n->node, &wake);
+		}
+		spin_unlock_irqrestore(&ctx->lock, flags);
 
-	/* Unlink before waking: the node is on the woken one's stack. */
-	while ((n = list_first_entry_or_null(&wake, struct kgo_wait_node, node))) {
-		list_del_init(&n->node);
-		kgo_waiter_wake(n->w);
+		/* Unlink before waking: the node is on the woken one's stack. */
+		while ((n = list_first_entry_or_null(&wake, struct kgo_wait_node, node))) {
+			list_del_init(&n->node);
+			kgo_waiter_wake(n->w);
+		}
+		if (i < KGO_CTX_CANCEL_BATCH)
+			return true;
+		if (!kgo_in_atomic())
+			cond_resched();
+		spin_lock_irqsave(&ctx->lock, flags);
 	}
-	return true;
 }
 EXPORT_SYMBOL_GPL(kgo_ctx_cancel);
 
