@@ -256,9 +256,10 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
  */
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns);
 
-static inline void kgo_wg_wait(struct kgo_waitgroup *wg)
+/* kgo_wg_wait_timeout() with KGO_FOREVER. Return: 0; -EPERM from atomic context. */
+static inline int kgo_wg_wait(struct kgo_waitgroup *wg)
 {
-	kgo_wg_wait_timeout(wg, U64_MAX);
+	return kgo_wg_wait_timeout(wg, U64_MAX);	/* KGO_FOREVER */
 }
 
 /**
@@ -297,9 +298,14 @@ void kgo_mutex_init(struct kgo_mutex *m);
  */
 int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns);
 
-static inline void kgo_mutex_lock(struct kgo_mutex *m)
+/*
+ * kgo_mutex_lock_timeout() with KGO_FOREVER. Return: 0 with the mutex;
+ * -EPERM (and a warning) from atomic context, without it: a caller that
+ * went on would unlock a mutex it does not hold.
+ */
+static inline int __must_check kgo_mutex_lock(struct kgo_mutex *m)
 {
-	kgo_mutex_lock_timeout(m, U64_MAX);
+	return kgo_mutex_lock_timeout(m, U64_MAX);	/* KGO_FOREVER */
 }
 
 static inline bool kgo_mutex_trylock(struct kgo_mutex *m)
@@ -330,9 +336,11 @@ struct kgo_once {
  * @arg: its argument
  *
  * Every caller returns after the one call of @fn has returned.
- * Context: a goroutine or process context.
+ * Context: a goroutine or process context; from atomic context, only
+ * once @fn has run. Return: 0; -EPERM (and a warning) from atomic
+ * context before that, without calling @fn.
  */
-void kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg);
+int kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg);
 
 /* Timeouts, in ns: KGO_NOWAIT never blocks, KGO_FOREVER never gives up. */
 #define KGO_NOWAIT	0ULL

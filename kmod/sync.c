@@ -72,16 +72,21 @@ void kgo_mutex_unlock(struct kgo_mutex *m)
 }
 EXPORT_SYMBOL_GPL(kgo_mutex_unlock);
 
-void kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg)
+int kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg)
 {
+	int err;
+
 	/* Acquire: pairs with the release below; fn's effects are visible. */
 	if (atomic_read_acquire(&o->done))
-		return;
-	kgo_mutex_lock(&o->m);
+		return 0;
+	err = kgo_mutex_lock(&o->m);
+	if (err)
+		return err;
 	if (!atomic_read(&o->done)) {
 		fn(arg);
 		atomic_set_release(&o->done, 1);
 	}
 	kgo_mutex_unlock(&o->m);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(kgo_once_do);

@@ -46,10 +46,19 @@ struct blocking_calls {
 	struct kgo_ctx ctx;
 	struct kgo_waitgroup wg;	/* count 1: a wait would block */
 	struct kgo_mutex m;		/* held: a lock would block */
+	struct kgo_once once;		/* not done: it would lock its mutex */
 	struct kgo_chan *c;		/* unbuffered, idle: a recv would block */
 	int bad;			/* calls not refused with -EPERM */
 	u64 took;			/* ns they took, all together */
 };
+
+/* Must not run: its kgo_once_do() is refused. */
+static void once_never(void *arg)
+{
+	struct blocking_calls *b = arg;
+
+	b->bad++;
+}
 
 static void blocking_calls_run(struct blocking_calls *b)
 {
@@ -60,6 +69,10 @@ static void blocking_calls_run(struct blocking_calls *b)
 	b->bad += kgo_ctx_sleep(&b->ctx, ASKED_NS) != -EPERM;
 	b->bad += kgo_wg_wait_timeout(&b->wg, ASKED_NS) != -EPERM;
 	b->bad += kgo_mutex_lock_timeout(&b->m, KGO_FOREVER) != -EPERM;
+	/* The wrappers pass the refusal on: a caller must not go on. */
+	b->bad += kgo_mutex_lock(&b->m) != -EPERM;
+	b->bad += kgo_wg_wait(&b->wg) != -EPERM;
+	b->bad += kgo_once_do(&b->once, once_never, b) != -EPERM;
 	b->bad += kgo_chan_recv(b->c, &v, NULL, KGO_FOREVER) != -EPERM;
 	b->bad += kgo_chan_send(b->c, &v, ASKED_NS) != -EPERM;
 	b->bad += kgo_select(&cs, 1, ASKED_NS) != -EPERM;
@@ -77,7 +90,9 @@ static int blocking_calls_init(struct blocking_calls *b)
 	kgo_wg_init(&b->wg);
 	kgo_wg_add(&b->wg, 1);
 	kgo_mutex_init(&b->m);
-	kgo_mutex_lock(&b->m);
+	kgo_mutex_init(&b->once.m);
+	if (kgo_mutex_lock(&b->m))
+		return -EPERM;
 	b->c = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
 	return PTR_ERR_OR_ZERO(b->c);
 }

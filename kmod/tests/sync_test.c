@@ -18,6 +18,7 @@ struct mutex_ctx {
 	struct kgo_mutex m;
 	long counter;
 	int holders, max_holders;
+	atomic_t lock_errs;	/* kgo_mutex_lock() failures: none here */
 	struct kgo_waitgroup wg;
 };
 
@@ -28,7 +29,10 @@ static void mutex_worker(void *arg)
 	int i;
 
 	for (i = 0; i < 100; i++) {
-		kgo_mutex_lock(&x->m);
+		if (kgo_mutex_lock(&x->m)) {
+			atomic_inc(&x->lock_errs);
+			continue;
+		}
 		x->holders++;
 		x->max_holders = max(x->max_holders, x->holders);
 		kgo_yield();
@@ -52,11 +56,12 @@ static void kgo_sync_mutex_test(struct kunit *test)
 		KUNIT_ASSERT_GT(test, kgo_go(mutex_worker, x, GFP_KERNEL), 0LL);
 	/* This thread takes it too, among the goroutines. */
 	for (i = 0; i < 50; i++) {
-		kgo_mutex_lock(&x->m);
+		KUNIT_ASSERT_EQ(test, kgo_mutex_lock(&x->m), 0);
 		x->counter++;
 		kgo_mutex_unlock(&x->m);
 	}
-	kgo_wg_wait(&x->wg);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait(&x->wg), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->lock_errs), 0);
 	KUNIT_EXPECT_EQ(test, x->counter, 16L * 100 + 50);
 	KUNIT_EXPECT_EQ(test, x->max_holders, 1);
 	KUNIT_EXPECT_TRUE(test, kgo_mutex_trylock(&x->m));
@@ -78,7 +83,7 @@ static void kgo_sync_mutex_timeout_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	kgo_mutex_init(&x->m);
-	kgo_mutex_lock(&x->m);
+	KUNIT_ASSERT_EQ(test, kgo_mutex_lock(&x->m), 0);
 	KUNIT_EXPECT_FALSE(test, kgo_mutex_trylock(&x->m));
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(mutex_try_timeout, x, 60000));
 	KUNIT_EXPECT_EQ(test, x->holders, -ETIMEDOUT);
@@ -107,8 +112,7 @@ static void once_worker(void *arg)
 {
 	struct once_ctx *o = arg;
 
-	kgo_once_do(&o->once, once_fn, NULL);
-	if (atomic_read(&once_calls) == 1)
+	if (!kgo_once_do(&o->once, once_fn, NULL) && atomic_read(&once_calls) == 1)
 		atomic_inc(&o->saw_done);
 	kgo_wg_done(&o->wg);
 }
