@@ -15,13 +15,6 @@
 #include "proc.h"
 #include "sched.h"
 
-/*
- * Dead Gs the global list keeps for reuse; beyond, they go back to the
- * slab. Unbounded, a burst of a million goroutines would keep 128 MB of
- * structs until unload.
- */
-#define KGO_GFREE_GLOBAL_MAX	4096
-
 static struct kmem_cache *kgo_g_cache;
 
 static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {

@@ -7,6 +7,13 @@
 
 #include <kgo.h>
 
+/*
+ * Dead Gs the global list keeps for reuse; beyond, they go back to the
+ * slab. Unbounded, a burst of a million goroutines would keep 128 MB of
+ * structs until unload. Each P keeps up to KGO_GFREE_MAX (proc.h).
+ */
+#define KGO_GFREE_GLOBAL_MAX	4096
+
 struct kgo_feed;
 struct kgo_m;
 struct kgo_p;

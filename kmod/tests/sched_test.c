@@ -627,6 +627,65 @@ static void kgo_sched_shrinker_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kgo_test_run_in_g(shrink_noop, NULL, LONG_MS));
 }
 
+/* --- Free lists stay bounded ----------------------------------------- */
+
+struct burst {
+	struct kgo_waitgroup started, done;
+	struct kgo_chan *gate;		/* closed once every one is alive */
+};
+
+static void burst_body(void *arg)
+{
+	struct burst *b = arg;
+	bool ok;
+	u8 v;
+
+	kgo_wg_done(&b->started);
+	kgo_chan_recv(b->gate, &v, &ok, KGO_FOREVER);
+	kgo_wg_done(&b->done);
+}
+
+/*
+ * More goroutines alive at once than every free list together may keep:
+ * once they are gone, each P keeps at most KGO_GFREE_MAX dead Gs and the
+ * global list KGO_GFREE_GLOBAL_MAX; the rest went back to the slab.
+ */
+static void kgo_sched_gfree_bound_test(struct kunit *test)
+{
+	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	int n = KGO_GFREE_MAX * kgo_sched.nprocs + KGO_GFREE_GLOBAL_MAX + 1000;
+	unsigned int local = 0, global;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->gate = kgo_chan_create(1, 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->gate);
+	kgo_wg_init(&b->started);
+	kgo_wg_init(&b->done);
+	kgo_wg_add(&b->started, n);
+	kgo_wg_add(&b->done, n);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(burst_body, b, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&b->started, LONG_MS * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_EQ(test, kgo_chan_close(b->gate), 0);
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&b->done, LONG_MS * NSEC_PER_MSEC), 0);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+
+	for (i = 0; i < kgo_sched.nprocs; i++) {
+		unsigned int k = READ_ONCE(kgo_sched.allp[i]->ngfree);
+
+		KUNIT_EXPECT_LE(test, k, (unsigned int)KGO_GFREE_MAX);
+		local += k;
+	}
+	spin_lock_irq(&kgo_sched.lock);
+	global = kgo_sched.ngfree;
+	spin_unlock_irq(&kgo_sched.lock);
+	KUNIT_EXPECT_LE(test, global, (unsigned int)KGO_GFREE_GLOBAL_MAX);
+	kunit_info(test, "%d goroutines: %u dead Gs kept by the Ps, %u globally\n",
+		   n, local, global);
+	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(b->gate), 0);
+}
+
 /* --- Idle means idle ------------------------------------------------ */
 
 static void kgo_sched_quiesce_test(struct kunit *test)
@@ -672,6 +731,7 @@ static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_softirq_ready_test),
 	KUNIT_CASE(kgo_sched_inject_batch_test),
 	KUNIT_CASE(kgo_sched_shrinker_test),
+	KUNIT_CASE(kgo_sched_gfree_bound_test),
 	KUNIT_CASE(kgo_sched_quiesce_test),
 	{}
 };
