@@ -108,17 +108,6 @@ static int open_as_nobody(bool in_group)
 	return WEXITSTATUS(status);
 }
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY), ok;
-
-	if (fd < 0)
-		return -1;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok ? 0 : -1;
-}
-
 /*
  * In a child that is nobody, in no group, then in a user namespace of
  * its own whose gid TEST_GID is nobody's gid outside: open's errno; 101
@@ -138,8 +127,8 @@ static int open_as_nobody_in_userns(void)
 		if (unshare(CLONE_NEWUSER))
 			_exit(101);
 		snprintf(map, sizeof(map), "%d %d 1", TEST_GID, NOBODY);
-		if (write_file("/proc/self/setgroups", "deny") ||
-		    write_file("/proc/self/gid_map", map))
+		if (write_str("/proc/self/setgroups", "deny") ||
+		    write_str("/proc/self/gid_map", map))
 			_exit(102);
 		if (getegid() != TEST_GID)
 			_exit(103);

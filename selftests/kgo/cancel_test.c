@@ -45,22 +45,6 @@ static int cancel(int fd, uint32_t flags, uint64_t tag, uint32_t *n)
 	return ret;
 }
 
-/* Goroutines alive, from debugfs; -1 if it cannot be read. */
-static long long goroutines(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/kgo/sched", "r");
-	char line[512], *p;
-	long long n = -1;
-
-	if (!f)
-		return -1;
-	p = fgets(line, sizeof(line), f) ? strstr(line, " goroutines=") : NULL;
-	if (p)
-		n = atoll(strchr(p, '=') + 1);
-	fclose(f);
-	return n;
-}
-
 FIXTURE(kgo) {
 	int fd;
 };
@@ -167,7 +151,7 @@ TEST_F(kgo, cancel_running)
 /* A process that exits with long tasks running leaves nothing behind. */
 TEST(exit_cancels)
 {
-	long long before = goroutines(), n = -1;
+	long long before = goroutines_alive(), n = -1;
 	uint64_t t0, took;
 	int status, i;
 	pid_t pid;
@@ -188,7 +172,7 @@ TEST(exit_cancels)
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	t0 = now_ns();
 	while (now_ns() - t0 < 4 * PROMPT_NS) {
-		n = goroutines();
+		n = goroutines_alive();
 		if (n <= before)
 			break;
 		usleep(10000);

@@ -100,19 +100,6 @@ FIXTURE_TEARDOWN(kgo)
 	free(self->run.seen);
 }
 
-/* The CHECKSUM data of @tag: any thread can recompute it from the tag. */
-static void fill(unsigned char *buf, uint64_t tag)
-{
-	uint64_t x = tag * 0x9e3779b97f4a7c15ULL + 1;
-
-	for (int i = 0; i < CSUM_LEN; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		buf[i] = x >> 24;
-	}
-}
-
 static uint32_t kind_of(uint64_t tag)
 {
 	static const uint32_t kinds[] = {
@@ -139,7 +126,7 @@ static struct kgo_task make_task(uint64_t tag, unsigned char *buf)
 		t.args[1] = DEPTH;
 		break;
 	case KGO_TASK_CHECKSUM:
-		fill(buf, tag);
+		fill_for_tag(buf, CSUM_LEN, tag);
 		t.args[0] = (uintptr_t)buf;
 		t.args[1] = CSUM_LEN;
 		break;
@@ -195,7 +182,7 @@ static void check(struct run *run, const struct kgo_completion *c)
 		expect = 1 + FANOUT + FANOUT * FANOUT;
 		break;
 	case KGO_TASK_CHECKSUM:
-		fill(buf, c->tag);
+		fill_for_tag(buf, CSUM_LEN, c->tag);
 		expect = kgo_crc32c(buf, CSUM_LEN);
 		break;
 	default:

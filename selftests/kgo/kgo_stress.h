@@ -456,20 +456,6 @@ static inline long long read_ll(const char *path)
 	return v;
 }
 
-/* Writes @s to @path; 0 or an errno. */
-static inline int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
-	ssize_t n = (ssize_t)strlen(s);
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, n) != n)
-		err = errno ? errno : EIO;
-	close(fd);
-	return err;
-}
-
 /* The value of "@key value" lines (/proc/vmstat, memory.events...); -1 if absent. */
 static inline long long read_keyed(const char *path, const char *key)
 {

@@ -5,9 +5,15 @@
 #ifndef _KGO_SELFTEST_UTIL_H
 #define _KGO_SELFTEST_UTIL_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/kgo.h>
 
@@ -39,6 +45,52 @@ static inline int submit_sized(int fd, const void *tasks, unsigned int nr,
 static inline int submit(int fd, const struct kgo_task *tasks, unsigned int nr)
 {
 	return submit_sized(fd, tasks, nr, sizeof(*tasks));
+}
+
+/*
+ * @len bytes of CHECKSUM data for @tag (xorshift from the tag): any
+ * thread can recompute a completion's expected sum from its tag alone.
+ */
+static inline void fill_for_tag(unsigned char *buf, size_t len, uint64_t tag)
+{
+	uint64_t x = tag * 0x9e3779b97f4a7c15ULL + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		buf[i] = x >> 24;
+	}
+}
+
+/* Goroutines alive, from debugfs; -1 if it cannot be read. */
+static inline long long goroutines_alive(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/kgo/sched", "r");
+	char line[512], *p;
+	long long n = -1;
+
+	if (!f)
+		return -1;
+	p = fgets(line, sizeof(line), f) ? strstr(line, " goroutines=") : NULL;
+	if (p)
+		n = atoll(strchr(p, '=') + 1);
+	fclose(f);
+	return n;
+}
+
+/* Writes @s to @path; 0 or an errno. */
+static inline int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+	ssize_t n = (ssize_t)strlen(s);
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, n) != n)
+		err = errno ? errno : EIO;
+	close(fd);
+	return err;
 }
 
 #endif /* _KGO_SELFTEST_UTIL_H */

@@ -79,18 +79,6 @@ static void __attribute__((format(printf, 2, 3))) fail(struct run *run, const ch
 	va_end(ap);
 }
 
-static void fill(unsigned char *buf, uint64_t tag)
-{
-	uint64_t x = tag * 0x9e3779b97f4a7c15ULL + 1;
-
-	for (int i = 0; i < CSUM_LEN; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		buf[i] = x >> 24;
-	}
-}
-
 static uint32_t kind_of(uint64_t tag)
 {
 	static const uint32_t kinds[] = {
@@ -117,7 +105,7 @@ static void make_task(struct kgo_task *t, uint64_t tag, unsigned char *buf)
 		t->args[1] = DEPTH;
 		break;
 	case KGO_TASK_CHECKSUM:
-		fill(buf, tag);
+		fill_for_tag(buf, CSUM_LEN, tag);
 		t->args[0] = (uintptr_t)buf;
 		t->args[1] = CSUM_LEN;
 		break;
@@ -157,7 +145,7 @@ static void check(struct run *run, const struct kgo_completion *c)
 		expect = 1 + FANOUT + FANOUT * FANOUT;
 		break;
 	case KGO_TASK_CHECKSUM:
-		fill(buf, tag);
+		fill_for_tag(buf, CSUM_LEN, tag);
 		expect = kgo_crc32c(buf, CSUM_LEN);
 		break;
 	}
@@ -286,29 +274,13 @@ TEST_F_TIMEOUT(once, exactly_once, TIMEOUT_S)
 	free(sides);
 }
 
-/* Goroutines alive, from debugfs; -1 if it cannot be read. */
-static long long goroutines(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/kgo/sched", "r");
-	char line[512], *p;
-	long long n = -1;
-
-	if (!f)
-		return -1;
-	p = fgets(line, sizeof(line), f) ? strstr(line, " goroutines=") : NULL;
-	if (p)
-		n = atoll(strchr(p, '=') + 1);
-	fclose(f);
-	return n;
-}
-
 /* Waits until no more goroutines are alive than @before; how long it took. */
 static uint64_t drained(long long before, long long *n)
 {
 	uint64_t t0 = now_ns();
 
 	while (now_ns() - t0 < 4 * PROMPT_NS) {
-		*n = goroutines();
+		*n = goroutines_alive();
 		if (*n <= before)
 			break;
 		usleep(10000);
@@ -337,7 +309,7 @@ static int submit_long(struct kgo_ring *r)
 
 TEST(kill_in_flight)
 {
-	long long before = goroutines(), n = -1;
+	long long before = goroutines_alive(), n = -1;
 	int status, pfd[2];
 	uint64_t took;
 	char c;
@@ -372,7 +344,7 @@ TEST(kill_in_flight)
 
 TEST(close_in_flight)
 {
-	long long before = goroutines(), n = -1;
+	long long before = goroutines_alive(), n = -1;
 	struct kgo_ring r;
 	uint64_t took;
 
@@ -391,7 +363,7 @@ TEST(close_in_flight)
 /* Closing a ring whose poller is awake, or asleep, stops it. */
 TEST(close_while_polling)
 {
-	long long before = goroutines(), n = -1;
+	long long before = goroutines_alive(), n = -1;
 	uint64_t took;
 
 	if (before < 0)

@@ -56,7 +56,7 @@ static const char *find_tracefs(void)
 }
 
 /* Writes @val to @dir/@name, truncating. Returns 0 or -errno. */
-static int write_str(const char *dir, const char *name, const char *val)
+static int write_in(const char *dir, const char *name, const char *val)
 {
 	ssize_t len = strlen(val);
 	char path[256];
@@ -108,9 +108,9 @@ FIXTURE_SETUP(trace)
 FIXTURE_TEARDOWN(trace)
 {
 	if (self->dir) {
-		write_str(self->dir, "events/kgo/enable", "0");
+		write_in(self->dir, "events/kgo/enable", "0");
 		if (self->tracing_on == 0)
-			write_str(self->dir, "tracing_on", "0");
+			write_in(self->dir, "tracing_on", "0");
 	}
 	if (self->fd >= 0)
 		close(self->fd);
@@ -261,10 +261,10 @@ TEST_F_TIMEOUT(trace, goroutine_life_cycle, 120)
 	if (!self->dir)
 		SKIP(return, "no tracefs");
 
-	ASSERT_EQ(0, write_str(self->dir, "events/kgo/enable", "0"));
-	ASSERT_EQ(0, write_str(self->dir, "trace", ""));	/* O_TRUNC clears */
-	ASSERT_EQ(0, write_str(self->dir, "tracing_on", "1"));
-	ASSERT_EQ(0, write_str(self->dir, "events/kgo/enable", "1"));
+	ASSERT_EQ(0, write_in(self->dir, "events/kgo/enable", "0"));
+	ASSERT_EQ(0, write_in(self->dir, "trace", ""));	/* O_TRUNC clears */
+	ASSERT_EQ(0, write_in(self->dir, "tracing_on", "1"));
+	ASSERT_EQ(0, write_in(self->dir, "events/kgo/enable", "1"));
 
 	ASSERT_EQ(n, submit(self->fd, t, n)) TH_LOG("%s", strerror(errno));
 	while (got < n) {
@@ -279,7 +279,7 @@ TEST_F_TIMEOUT(trace, goroutine_life_cycle, 120)
 	 * goroutine is gone, so that their kgo_g_end events are in.
 	 */
 	ASSERT_EQ(0, wait_goroutines_gone(self->fd, 60 * NSEC));
-	ASSERT_EQ(0, write_str(self->dir, "events/kgo/enable", "0"));
+	ASSERT_EQ(0, write_in(self->dir, "events/kgo/enable", "0"));
 	for (unsigned int i = 0; i < n; i++) {
 		EXPECT_EQ(0, c[i].status)
 			TH_LOG("tag %llu", (unsigned long long)c[i].tag);
