@@ -198,10 +198,15 @@ int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg);
  * @g: a goroutine in kgo_park()
  *
  * Context: any, hardirq included. From a goroutine, @g runs next on the
- * caller's P (Go's runnext); from anywhere else it goes to the global
- * queue and an idle P is woken. Readying a goroutine that is not parked
- * is a bug: it WARNs once and does nothing. @g may run, exit and be
- * reused as soon as this is called: do not touch it afterwards.
+ * caller's P (Go's runnext); from anywhere else to an idle P whose CPU
+ * has a parked M, or else to the global queue. Readying a goroutine that
+ * is not parked is a bug: it WARNs once and does nothing. A ready meant
+ * for an earlier park of a goroutine that has parked again cannot be
+ * told from a rightful one: as in Go, exactly one waker owns each
+ * wake-up, the one that took the goroutine off its wait list under that
+ * list's lock (the pattern kgo_park()'s unlockf exists for). @g may run,
+ * exit and be reused as soon as this is called: do not touch it
+ * afterwards.
  *
  * Return: 0, or -EINVAL if @g was not parked.
  */
