@@ -66,6 +66,7 @@ static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
  */
 long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 {
+	struct kgo_gcache gc = {};
 	struct kgo_gqueue q = {};
 	LIST_HEAD(jobs);
 	bool timed = !(r->flags & KGO_RING_NO_TIMES);
@@ -113,7 +114,7 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 		/* Copied once: the caller may be rewriting the slot. */
 		memcpy(&t, &r->sqes[r->sq_khead & (r->sq_entries - 1)], sizeof(t));
 		barrier();	/* the compiler must not read it again for @t */
-		g = kgo_session_ring_job(s, job, &t, now);
+		g = kgo_session_ring_job(s, job, &t, now, &gc);
 		if (IS_ERR(g)) {
 			if (!kgo_ring_task_fault(PTR_ERR(g))) {
 				ret = PTR_ERR(g);	/* left in the SQ */
@@ -138,6 +139,7 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 	/* Release: the entries before sq_head are copied (rule 2). */
 	smp_store_release(r->sq_head, r->sq_khead);
 	kgo_ring_flush(s, &jobs, &q, chunk);
+	kgo_gcache_drain(&gc);
 out:
 	mutex_unlock(&r->submit_lock);
 	if (refused)

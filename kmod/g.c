@@ -8,6 +8,7 @@
  */
 
 #include <linux/rculist.h>
+#include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -98,6 +99,13 @@ static struct kgo_g *kgo_gfree_global_take(struct kgo_sched *sched, bool one,
 	return head;
 }
 
+/* Makes a dead G off a free list fit for a new goroutine. */
+static void kgo_g_clear(struct kgo_g *g)
+{
+	WARN_ON_ONCE(kgo_g_status(g) != KGO_G_DEAD || g->stack);
+	memset(g, 0, KGO_G_CLEAR_SIZE);
+}
+
 /**
  * kgo_g_reuse() - a dead G for a new goroutine, if one is free
  * @p: the caller's P, pinned (kgo_g_p_get()), or NULL
@@ -127,12 +135,44 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 		g = kgo_gfree_global_take(sched, true, &n);
 		spin_unlock_irqrestore(&sched->lock, flags);
 	}
-	if (g) {
-		WARN_ON_ONCE(kgo_g_status(g) != KGO_G_DEAD || g->stack);
-		memset(g, 0, KGO_G_CLEAR_SIZE);
-	}
+	if (g)
+		kgo_g_clear(g);
 	return g;
 }
+
+/**
+ * kgo_gcache_get() - a dead G for a spawner outside any P, from its cache
+ * @c: the spawner's cache, on its stack
+ *
+ * An empty cache takes a whole batch off the global list (a P's spill,
+ * up to KGO_GFREE_MAX / 2 Gs) under one sched.lock: a thread submitting
+ * many tasks takes the lock once a batch, not once a goroutine.
+ *
+ * Never sleeps. Return: an IDLE G with its scheduling fields cleared,
+ * or NULL if the global list is empty.
+ */
+struct kgo_g *kgo_gcache_get(struct kgo_gcache *c)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_g *g;
+
+	if (!c->n) {
+		if (!READ_ONCE(sched->ngfree))
+			return NULL;
+		spin_lock_irqsave(&sched->lock, flags);
+		c->head = kgo_gfree_global_take(sched, false, &c->n);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		if (!c->n)
+			return NULL;
+	}
+	g = c->head;
+	c->head = g->schedlink;
+	c->n--;
+	kgo_g_clear(g);
+	return g;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_gcache_get);
 
 /**
  * kgo_g_alloc() - a new G for a new goroutine
@@ -171,6 +211,25 @@ static void kgo_g_release_all(struct kgo_gqueue *q)
 	}
 }
 
+/*
+ * Puts @q, @n dead Gs, on the global list as one batch, or back to the
+ * slab if the list would pass KGO_GFREE_GLOBAL_MAX. Context: any.
+ */
+static void kgo_gfree_spill(struct kgo_sched *sched, struct kgo_gqueue *q,
+			    unsigned int n)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sched->lock, flags);
+	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
+		spin_unlock_irqrestore(&sched->lock, flags);
+		kgo_g_release_all(q);
+		return;
+	}
+	kgo_gfree_global_put(sched, q, n);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
 /**
  * kgo_g_free() - put a DEAD G on a free list
  * @p: the caller's P when called on an M holding it, else NULL
@@ -180,7 +239,6 @@ void kgo_g_free(struct kgo_p *p, struct kgo_g *g)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct kgo_gqueue spill = {};
-	unsigned long flags;
 	unsigned int n = 0;
 
 	WARN_ON_ONCE(g->stack);
@@ -201,15 +259,30 @@ void kgo_g_free(struct kgo_p *p, struct kgo_g *g)
 		kgo_gqueue_push_back(&spill, g);
 		n = 1;
 	}
-	spin_lock_irqsave(&sched->lock, flags);
-	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
-		spin_unlock_irqrestore(&sched->lock, flags);
-		kgo_g_release_all(&spill);
-		return;
-	}
-	kgo_gfree_global_put(sched, &spill, n);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	kgo_gfree_spill(sched, &spill, n);
 }
+
+/**
+ * kgo_gcache_drain() - give back what a spawner's cache has left
+ * @c: the cache; empty afterwards
+ *
+ * Context: any.
+ */
+void kgo_gcache_drain(struct kgo_gcache *c)
+{
+	struct kgo_gqueue q = {};
+	struct kgo_g *g;
+	unsigned int n = c->n;
+
+	while ((g = c->head)) {
+		c->head = g->schedlink;
+		kgo_gqueue_push_back(&q, g);
+	}
+	c->n = 0;
+	if (n)
+		kgo_gfree_spill(&kgo_sched, &q, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_gcache_drain);
 
 /* Frees the structs of a chain through schedlink. */
 static void kgo_g_free_chain(struct kgo_g *g)

@@ -184,6 +184,20 @@ static inline void kgo_g_cas_status(struct kgo_g *g, enum kgo_gstatus old,
 int kgo_g_init(void);
 void kgo_g_exit(void);
 struct kgo_g *kgo_g_reuse(struct kgo_p *p);
+
+/*
+ * Dead Gs that a spawner outside any P (a thread submitting a batch of
+ * tasks) took off the global list together, on its stack: see
+ * kgo_gcache_get(). Only the spawner touches it; kgo_gcache_drain()
+ * gives back what is left.
+ */
+struct kgo_gcache {
+	struct kgo_g *head;	/* through schedlink */
+	unsigned int n;
+};
+
+struct kgo_g *kgo_gcache_get(struct kgo_gcache *c);
+void kgo_gcache_drain(struct kgo_gcache *c);
 struct kgo_g *kgo_g_alloc(gfp_t gfp);
 void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
 void kgo_g_drain_free(struct kgo_p *p);

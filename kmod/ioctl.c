@@ -94,6 +94,7 @@ static long kgo_ioctl_get_info(void __user *uarg)
 
 static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 {
+	struct kgo_gcache gc = {};
 	struct kgo_gqueue q = {};
 	struct kgo_submit sub;
 	struct kgo_task t;
@@ -123,7 +124,7 @@ static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 		ret = copy_struct_from_user(&t, sizeof(t), ut, sub.task_size);
 		if (ret)
 			break;
-		g = kgo_session_submit_one(s, &t);
+		g = kgo_session_submit_one(s, &t, &gc);
 		if (IS_ERR(g)) {
 			ret = PTR_ERR(g);
 			break;
@@ -137,6 +138,7 @@ static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 		}
 	}
 	kgo_feed_inject(&s->feed, &q, chunk);
+	kgo_gcache_drain(&gc);
 	/* Accepted tasks are never undone: report them, not the error. */
 	return n ? n : ret;
 }

@@ -1271,6 +1271,9 @@ static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
 	return p->goidcache++;
 }
 
+static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
+				   kgo_func_t fn, void *arg, gfp_t gfp);
+
 /**
  * kgo_newproc() - a RUNNABLE G for @fn, not yet queued
  * @fn: the function
@@ -1284,16 +1287,36 @@ static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
  */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp)
 {
-	return kgo_newproc_m(kgo_g_m(), fn, arg, gfp);
+	return __kgo_newproc(kgo_g_m(), NULL, fn, arg, gfp);
 }
 
 /*
  * kgo_newproc() by a caller that has its M, @m = kgo_g_m() (NULL outside
- * a G). On a P, nothing shared is written: the budget comes from the P's
+ * a G).
+ */
+struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	return __kgo_newproc(m, NULL, fn, arg, gfp);
+}
+
+/*
+ * kgo_newproc() by a caller making many: outside any P, its dead Gs come
+ * from @gc (g.c: a batch per sched.lock, not one G); on a P, from the
+ * P's free list as always. The caller drains @gc when it is done.
+ */
+struct kgo_g *kgo_newproc_gc(struct kgo_gcache *gc, kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	return __kgo_newproc(kgo_g_m(), gc, fn, arg, gfp);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_newproc_gc);
+
+/*
+ * On a P, nothing shared is written: the budget comes from the P's
  * credit, the id from its cache, the struct from its free list, and the
  * count of live Gs is the P's own counter (kgo_galive()).
  */
-struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp)
+static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
+				   kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	struct kgo_sched *sched = &kgo_sched;
 	struct mem_cgroup *memcg, *old;
@@ -1306,7 +1329,7 @@ struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp
 	p = m ? kgo_g_p_get(m) : NULL;
 	charged = kgo_budget_spawn(p);
 	if (charged)
-		g = kgo_g_reuse(p);
+		g = !p && gc ? kgo_gcache_get(gc) : kgo_g_reuse(p);
 	if (p)
 		kgo_g_p_put();
 	if (!charged)

@@ -109,6 +109,8 @@ void kgo_schedule(struct kgo_m *m);
 /* Used by the API functions (api.c) and tests. */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp);
+struct kgo_gcache;
+struct kgo_g *kgo_newproc_gc(struct kgo_gcache *gc, kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
 void kgo_wakep(void);
 

@@ -263,11 +263,13 @@ static void kgo_job_init(struct kgo_session *s, struct kgo_job *job,
 }
 
 /*
- * Copies in @job's data and makes its goroutine; @now is when it was
- * queued, or 0 to read the clock. On failure nobody else has seen the
- * job: the caller frees it. Context: process, may sleep.
+ * Copies in @job's data and makes its goroutine, its G from @gc (or
+ * NULL) outside a P; @now is when it was queued, or 0 to read the
+ * clock. On failure nobody else has seen the job: the caller frees it.
+ * Context: process, may sleep.
  */
-static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u64 now)
+static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u64 now,
+				   struct kgo_gcache *gc)
 {
 	struct kgo_g *g;
 
@@ -283,7 +285,7 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u
 		job->c.queued_ns = now ?: ktime_get_ns();
 	if (!kgo_user_g_get(s->user))
 		return ERR_PTR(-EAGAIN);
-	g = kgo_newproc(kgo_job_main, job, GFP_KERNEL);
+	g = kgo_newproc_gc(gc, kgo_job_main, job, GFP_KERNEL);
 	if (IS_ERR(g))
 		kgo_user_g_put(s->user);
 	return g;
@@ -293,14 +295,15 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u
  * kgo_session_submit_one() - accept one task
  * @s: the session
  * @t: its descriptor, copied in and not yet validated
+ * @gc: the submitter's cache of dead Gs (kgo_gcache_get()), or NULL
  *
  * Validates it, reserves it against the fd's caps, copies in its data
- * and makes its goroutine, which the caller queues (kgo_injectglist()).
+ * and makes its goroutine, which the caller queues (kgo_feed_inject()).
  *
  * Context: process, may sleep. Return: the goroutine, or an ERR_PTR.
  */
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
-				     const struct kgo_task *t)
+				     const struct kgo_task *t, struct kgo_gcache *gc)
 {
 	struct kgo_job *job;
 	struct kgo_g *g;
@@ -346,7 +349,7 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	 * CANCEL, close or reader can reach it, so a failure here undoes it
 	 * alone.
 	 */
-	g = kgo_job_start(s, job, 0);
+	g = kgo_job_start(s, job, 0, gc);
 	if (IS_ERR(g)) {
 		kgo_session_unreserve(s, len);
 		kgo_job_free(job);	/* nobody else has seen it */
@@ -365,6 +368,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
  * @job: a free job of the session's ring (kgo_ring_job_get())
  * @t: the task, copied out of the SQ and not yet validated
  * @now: when it was queued (one clock read for a batch), or 0
+ * @gc: the submitter's cache of dead Gs, or NULL
  *
  * As kgo_session_submit_one(), but the job is the ring's and in flight
  * already (its CQ slot is). The caller puts it on pending with
@@ -376,7 +380,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
  * -ENOMEM, -ESHUTDOWN).
  */
 struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
-				   const struct kgo_task *t, u64 now)
+				   const struct kgo_task *t, u64 now, struct kgo_gcache *gc)
 {
 	struct kgo_ring *r = job->ring;
 	struct kgo_g *g;
@@ -404,7 +408,7 @@ struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
 	memset(job, 0, sizeof(*job));
 	job->ring = r;
 	kgo_job_init(s, job, t, len);
-	g = kgo_job_start(s, job, now);
+	g = kgo_job_start(s, job, now, gc);
 	if (IS_ERR(g)) {
 		spin_lock(&s->lock);
 		s->bytes -= len;

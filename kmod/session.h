@@ -16,6 +16,7 @@
 #include "feed.h"
 
 struct kgo_g;
+struct kgo_gcache;
 struct kgo_gqueue;
 struct kgo_job;
 struct kgo_ring;
@@ -56,7 +57,7 @@ void kgo_session_get(struct kgo_session *s);
 void kgo_session_put(struct kgo_session *s);
 
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
-				     const struct kgo_task *t);
+				     const struct kgo_task *t, struct kgo_gcache *gc);
 int kgo_session_take(struct kgo_session *s, struct list_head *list, u32 n);
 void kgo_session_putback(struct kgo_session *s, struct list_head *list, u32 n);
 void kgo_job_complete_read(struct kgo_job *job);
@@ -65,7 +66,7 @@ u32 kgo_session_max_inflight(void);
 int kgo_session_reserve(struct kgo_session *s, u32 n);
 void kgo_session_unreserve_n(struct kgo_session *s, u32 n);
 struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
-				   const struct kgo_task *t, u64 now);
+				   const struct kgo_task *t, u64 now, struct kgo_gcache *gc);
 void kgo_session_add_pending(struct kgo_session *s, struct list_head *jobs);
 
 ssize_t kgo_session_read(struct kgo_session *s, char __user *buf, size_t count,

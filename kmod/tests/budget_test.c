@@ -93,7 +93,7 @@ static void kgo_budget_chain_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
 	used = kgo_budget_used_bytes();
 	budget_room(8, 0);
-	g = kgo_session_submit_one(s, &t);
+	g = kgo_session_submit_one(s, &t, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(g));
 	kgo_gqueue_push_back(&q, g);
 	kgo_injectglist(&q, 1);

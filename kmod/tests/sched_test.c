@@ -650,14 +650,11 @@ static void burst_body(void *arg)
  * once they are gone, each P keeps at most KGO_GFREE_MAX dead Gs and the
  * global list KGO_GFREE_GLOBAL_MAX; the rest went back to the slab.
  */
-static void kgo_sched_gfree_bound_test(struct kunit *test)
+/* @n goroutines alive at once, then all gone. */
+static void run_burst(struct kunit *test, struct burst *b, int n)
 {
-	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	int n = KGO_GFREE_MAX * kgo_sched.nprocs + KGO_GFREE_GLOBAL_MAX + 1000;
-	unsigned int local = 0, global;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, b);
 	b->gate = kgo_chan_create(1, 0, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, b->gate);
 	kgo_wg_init(&b->started);
@@ -670,6 +667,18 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kgo_chan_close(b->gate), 0);
 	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&b->done, LONG_MS * NSEC_PER_MSEC), 0);
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(b->gate), 0);
+}
+
+static void kgo_sched_gfree_bound_test(struct kunit *test)
+{
+	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	int n = KGO_GFREE_MAX * kgo_sched.nprocs + KGO_GFREE_GLOBAL_MAX + 1000;
+	unsigned int local = 0, global;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	run_burst(test, b, n);
 
 	for (i = 0; i < kgo_sched.nprocs; i++) {
 		unsigned int k = READ_ONCE(kgo_sched.allp[i]->ngfree);
@@ -683,7 +692,54 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, global, (unsigned int)KGO_GFREE_GLOBAL_MAX);
 	kunit_info(test, "%d goroutines: %u dead Gs kept by the Ps, %u globally\n",
 		   n, local, global);
-	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(b->gate), 0);
+}
+
+static void gcache_body(void *arg)
+{
+	kgo_wg_done(arg);
+}
+
+/*
+ * A spawner outside any P takes a batch of dead Gs off the global list
+ * at its first spawn, under one lock, and spends it on the next ones;
+ * what it did not spend goes back.
+ */
+static void kgo_sched_gcache_test(struct kunit *test)
+{
+	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
+	struct kgo_gcache gc = {};
+	struct kgo_gqueue q = {};
+	unsigned int before, batch = 0;
+	struct kgo_g *g;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, wg);
+	/* Enough exits that the Ps spill batches to the global list. */
+	run_burst(test, b, KGO_GFREE_MAX * (kgo_sched.nprocs + 1));
+	before = READ_ONCE(kgo_sched.ngfree);
+	KUNIT_ASSERT_GT(test, before, 1U);
+	kgo_wg_init(wg);
+	kgo_wg_add(wg, 4);
+	for (i = 0; i < 4; i++) {
+		g = kgo_newproc_gc(&gc, gcache_body, wg, GFP_KERNEL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
+		if (!i) {
+			batch = gc.n + 1;
+			KUNIT_EXPECT_EQ(test, READ_ONCE(kgo_sched.ngfree), before - batch);
+		} else if (i < batch) {
+			KUNIT_EXPECT_EQ(test, gc.n, batch - 1 - i);
+		}
+		kgo_gqueue_push_back(&q, g);
+	}
+	kgo_injectglist(&q, 4);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, LONG_MS * NSEC_PER_MSEC), 0);
+	kgo_gcache_drain(&gc);
+	KUNIT_EXPECT_EQ(test, gc.n, 0U);
+	KUNIT_EXPECT_NULL(test, gc.head);
+	KUNIT_EXPECT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	kunit_info(test, "a batch of %u dead Gs for one lock\n", batch);
 }
 
 /* --- Idle means idle ------------------------------------------------ */
@@ -732,6 +788,7 @@ static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_inject_batch_test),
 	KUNIT_CASE(kgo_sched_shrinker_test),
 	KUNIT_CASE(kgo_sched_gfree_bound_test),
+	KUNIT_CASE(kgo_sched_gcache_test),
 	KUNIT_CASE(kgo_sched_quiesce_test),
 	{}
 };

@@ -129,7 +129,7 @@ static void accept(struct kunit *test, struct kgo_session *s, u32 kind, u64 arg,
 		struct kgo_g *g;
 
 		t.tag = i;
-		g = kgo_session_submit_one(s, &t);
+		g = kgo_session_submit_one(s, &t, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
 		kgo_gqueue_push_back(q, g);
 	}
@@ -248,7 +248,7 @@ static void accept_long(struct kunit *test, struct kgo_session *s, struct kgo_gq
 
 		t = long_tasks[i];
 		t.tag = i;
-		g = kgo_session_submit_one(s, &t);
+		g = kgo_session_submit_one(s, &t, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(g));
 		kgo_gqueue_push_back(q, g);
 	}
