@@ -4,7 +4,8 @@
  *
  * Every tick it looks at each P:
  *  - a P whose M has slept in the kernel for handoff_us is handed off
- *    (kgo_retake(), block.c);
+ *    (kgo_retake(), block.c): every such P in the same tick, each to
+ *    an M of its CPU, a parked one if any (block.c keeps one spare);
  *  - a P that has run the same time slice (the same schedtick) for
  *    slice_ms has its running G marked: the G yields at its next kgo
  *    call (kgo_preempt_point(), a blocking channel operation, ...).

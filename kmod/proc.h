@@ -87,8 +87,9 @@ struct kgo_p {
 	bool wantm_spinning;		/* L: ... which starts spinning */
 	bool wantrelief;		/* L: an M is being created for relief (hog.c) */
 	bool relief_pending;		/* L: a relief M is on its way (hog.c) */
+	bool wantspare;			/* L: a spare M is to be created (kgo_newm_spare) */
 	u32 relief_tick;		/* L: ... for the slice with this schedtick */
-	struct work_struct newm_work;	/* creates an M for wantm or wantrelief */
+	struct work_struct newm_work;	/* creates Ms for wantm, wantrelief, wantspare */
 
 	struct kgo_m *m;		/* O (L when changing hands) */
 	u32 schedtick;			/* O */
