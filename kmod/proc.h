@@ -126,6 +126,9 @@ struct kgo_p {
 	/* The monitor's view of this P (Go's sysmon pdesc); monitor only. */
 	u32 mon_schedtick;
 	u64 mon_schedwhen;
+	/* The G it last marked to yield, and when: compared, never followed. */
+	const struct kgo_g *mon_markg;
+	u64 mon_markwhen;
 	u32 mon_wakeseq;
 	bool mon_wakepaid;
 
