@@ -256,9 +256,11 @@ static void kgo_hog_turn(struct kgo_task_pair *pp)
 static void kgo_hog_pong(void *arg)
 {
 	struct kgo_task_pair *pp = arg;
+	bool ok;
 	u64 v;
 
-	while (!kgo_chan_recv(pp->a, &v, NULL, KGO_FOREVER)) {
+	/* A closed channel gives 0 with ok false: the end. */
+	while (!kgo_chan_recv(pp->a, &v, &ok, KGO_FOREVER) && ok) {
 		kgo_hog_turn(pp);
 		if (kgo_chan_send(pp->b, &v, KGO_FOREVER))
 			break;
@@ -269,6 +271,7 @@ static void kgo_hog_pong(void *arg)
 /* The task's goroutine: a turn, then the token over, until the deadline. */
 static int kgo_hog_ping(struct kgo_task_pair *pp)
 {
+	bool ok;
 	u64 v = 0;
 	int err;
 
@@ -278,7 +281,7 @@ static int kgo_hog_ping(struct kgo_task_pair *pp)
 			return err;
 		kgo_hog_turn(pp);
 		if (kgo_chan_send(pp->a, &v, KGO_FOREVER) ||
-		    kgo_chan_recv(pp->b, &v, NULL, KGO_FOREVER))
+		    kgo_chan_recv(pp->b, &v, &ok, KGO_FOREVER) || !ok)
 			return -EPIPE;
 	}
 	/* The partner waits in its receive: the close ends it. */
