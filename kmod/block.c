@@ -15,7 +15,13 @@
  *                 p->blocked_m with cmpxchg owns the P, so the M waking
  *                 up and the monitor cannot both have it. The monitor
  *                 then hands it to another M of the same CPU, or leaves
- *                 it idle if nothing is queued (kgo_handoffp()).
+ *                 it idle if nothing is queued (kgo_handoffp()). One
+ *                 tick does this for every P whose M has slept that
+ *                 long. A handoff that leaves the CPU with no M parked
+ *                 has a spare created (kgo_newm_spare()): the next M of
+ *                 the CPU to block then need not wait for a kthread's
+ *                 creation, which under a burst of blocks serialised
+ *                 the handoffs some 5 ms apart on the debug kernel.
  *   exitsyscall   sched_in, when the M runs again: the same cmpxchg
  *                 keeps the P if nobody took it; else the M takes it
  *                 back if it went idle. Failing both, the M holds no P:
@@ -163,7 +169,8 @@ void kgo_block_exit(void)
  *
  * Go's retake: a P with nothing queued is left alone for up to 10 ms
  * while other Ps are idle or spinning, since they can take new work.
- * Only as many Ms as kgo_max_ms allows are started for handoffs.
+ * Only as many Ms as kgo_max_ms allows are started for handoffs, spares
+ * included (kgo_newm_spare()).
  *
  * Context: process or the monitor; takes sched->lock.
  * Return: whether @p was handed off.
@@ -196,6 +203,12 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 		p->m = NULL;
 		kgo_pstat_inc(p, handoffs);
 		kgo_handoffp(sched, p);
+		/*
+		 * Handed to an M with none of its CPU left parked: the next
+		 * M of the CPU to block should not wait for one's creation.
+		 */
+		if (READ_ONCE(p->status) == KGO_P_RUNNING)
+			kgo_newm_spare(p);
 		taken = true;
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);

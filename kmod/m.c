@@ -20,6 +20,7 @@
 
 #include "block.h"
 #include "m.h"
+#include "monitor.h"
 #include "proc.h"
 #include "sched.h"
 #include "switch.h"
@@ -136,7 +137,8 @@ static void kgo_m_forget(struct kgo_m *m)
 /**
  * kgo_m_create() - start a new M on @home's CPU
  * @home: the P of the CPU it is bound to
- * @p: the P it starts holding (always @home), or NULL to start idle
+ * @p: the P it starts holding (always @home), or NULL for a spare that
+ *     parks at once (kgo_newm_spare())
  * @spinning: it starts spinning (counted in nmspinning already)
  * @relief: @p is held by a hog, which the M is to relieve (hog.c)
  *
@@ -173,9 +175,14 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	list_add_tail_rcu(&m->all_node, &sched->allm);	/* debugfs reads it under RCU */
 	sched->mcount++;
 	home->mcount++;
+	/* Only kgo_newm_workfn() creates, checking the cap first. */
+	WARN_ON_ONCE(home->mcount > kgo_max_ms);
 	m->nextp = p;
 	m->nextp_spinning = spinning;
 	m->nextp_relief = relief;
+	m->nextp_spare = !p;
+	if (!p)
+		home->mtransit++;	/* until its kgo_stopm() */
 	m->woken = true;
 	spin_unlock_irqrestore(&sched->lock, flags);
 

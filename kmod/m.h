@@ -57,6 +57,7 @@ struct kgo_m {
 	struct kgo_p *nextp;		/* L: P handed over by kgo_startm() */
 	bool nextp_spinning;		/* L */
 	bool nextp_relief;		/* L: nextp is still a hog's (hog.c) */
+	bool nextp_spare;		/* L: created with no P: park (kgo_newm_spare) */
 	bool woken;			/* L: a wake-up is pending */
 	u64 idle_since;			/* L: when it went on midle */
 	struct rcu_head rcu;		/* freed after readers (debugfs.c) */

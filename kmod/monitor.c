@@ -4,7 +4,8 @@
  *
  * Every tick it looks at each P:
  *  - a P whose M has slept in the kernel for handoff_us is handed off
- *    (kgo_retake(), block.c);
+ *    (kgo_retake(), block.c): every such P in the same tick, each to
+ *    an M of its CPU, a parked one if any (block.c keeps one spare);
  *  - a P that has run the same time slice (the same schedtick) for
  *    slice_ms has its running G marked: the G yields at its next kgo
  *    call (kgo_preempt_point(), a blocking channel operation, ...).
@@ -149,12 +150,19 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	g = m ? READ_ONCE(m->curg) : NULL;
 	if (!g)
 		return false;
-	if (!READ_ONCE(g->preempt)) {
+	if (!READ_ONCE(g->preempt) || g != p->mon_markg) {
 		WRITE_ONCE(g->preempt, true);
+		p->mon_markg = g;
+		p->mon_markwhen = now;
 		return true;
 	}
-	/* Marked a slice ago, and no kgo call since: a hog. */
-	if (now < p->mon_schedwhen + 2 * slice)
+	/*
+	 * This G, marked a whole slice ago, and no kgo call since: a hog.
+	 * Counted from its own mark, not from the slice's start: a G taken
+	 * from runnext inherits a slice that may be long over (sched.c),
+	 * and is marked at once; it has not ignored anything yet.
+	 */
+	if (now < p->mon_markwhen + slice)
 		return false;
 	return kgo_hog_relieve(p->sched, p, tick);
 }

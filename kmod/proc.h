@@ -87,8 +87,9 @@ struct kgo_p {
 	bool wantm_spinning;		/* L: ... which starts spinning */
 	bool wantrelief;		/* L: an M is being created for relief (hog.c) */
 	bool relief_pending;		/* L: a relief M is on its way (hog.c) */
+	bool wantspare;			/* L: a spare M is to be created (kgo_newm_spare) */
 	u32 relief_tick;		/* L: ... for the slice with this schedtick */
-	struct work_struct newm_work;	/* creates an M for wantm or wantrelief */
+	struct work_struct newm_work;	/* creates Ms for wantm, wantrelief, wantspare */
 
 	struct kgo_m *m;		/* O (L when changing hands) */
 	u32 schedtick;			/* O */
@@ -125,6 +126,9 @@ struct kgo_p {
 	/* The monitor's view of this P (Go's sysmon pdesc); monitor only. */
 	u32 mon_schedtick;
 	u64 mon_schedwhen;
+	/* The G it last marked to yield, and when: compared, never followed. */
+	const struct kgo_g *mon_markg;
+	u64 mon_markwhen;
 	u32 mon_wakeseq;
 	bool mon_wakepaid;
 

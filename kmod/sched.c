@@ -117,6 +117,11 @@
  * until an exit gives one back (kgo_stackwait_kick). A CPU has at most
  * max_ms_per_cpu Ms: past it, kgo_startm() leaves the P waiting for one
  * of that CPU's Ms to come back (kgo_stopm), and thieves take its queue.
+ * Ms are created in one place, each P's newm_work, which checks the cap
+ * before each: for a P that wants one, a hog's relief (hog.c), or a
+ * spare parked ahead of the next handoff (kgo_newm_spare).
+ * What that work asks for and the Ms between leaving their P and
+ * parking (mtransit) are under sched.lock.
  *
  * Lock order (a DAG):
  *
@@ -323,46 +328,110 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 	}
 }
 
+/**
+ * kgo_newm_spare() - have a spare M of @p's CPU created, parked
+ * @p: a P just handed off from a blocked M (block.c) to an M of its
+ *     CPU, with none left parked
+ *
+ * A burst of goroutines that block in the kernel (8 BLOCK tasks among
+ * NOPs) blocks one M after another on each CPU: each handoff needs a
+ * parked M, and without one the P waits for kgo_newm_workfn() to create
+ * it, a kthread_create() through kthreadd that every CPU's creations
+ * queue for. On the debug kernel under TCG that is some 5 ms each, and
+ * the handoffs of the burst came one at a time, that far apart, while
+ * the goroutines queued behind the blocked ones waited. Go's newm is a
+ * clone() on the spot. So a handoff that leaves its CPU with no parked
+ * M asks for one more ahead of the next, created while the Ms run; it
+ * parks at once (kgo_stopm() hands it the P if an M is wanted by then)
+ * and the monitor stops it after m_idle_ms if no handoff needs it.
+ * Within max_ms_per_cpu: kgo_newm_workfn() checks the cap before each
+ * creation.
+ *
+ * Context: sched->lock held.
+ */
+void kgo_newm_spare(struct kgo_p *p)
+{
+	lockdep_assert_held(&p->sched->lock);
+	if (p->nmidle || p->wantspare || p->sched->stopping ||
+	    p->mcount + p->wantm + 1 > kgo_max_ms)
+		return;
+	p->wantspare = true;
+	queue_work(system_unbound_wq, &p->newm_work);
+}
+
 /*
- * Creates an M for a P that kgo_startm() could not find one for, or to
- * relieve the P of a hog (hog.c). The two never wait at once for long:
- * wantm is for a P that no M holds, so a relief asked while the P was
- * still held is void by then.
+ * Creates the Ms @p's CPU is waiting for, one at a time: for a P that
+ * kgo_startm() could not find one for (wantm), to relieve the P of a
+ * hog (wantrelief, hog.c), or a spare (wantspare, kgo_newm_spare()).
+ * The first two never wait at once for long: wantm is for a P that no
+ * M holds, so a relief asked while the P was still held is void by
+ * then.
+ *
+ * The cap: Ms of a CPU are created only here, and a work item never
+ * runs twice at once, so checking p->mcount against max_ms_per_cpu
+ * under sched.lock before each creation (kgo_m_create() counts the new
+ * M under it too) bounds them exactly, whatever the requests assumed.
  */
 static void kgo_newm_workfn(struct work_struct *work)
 {
 	struct kgo_p *p = container_of(work, struct kgo_p, newm_work);
 	struct kgo_sched *sched = p->sched;
-	bool spinning = false, relief = false;
+	enum { NEWM_NONE, NEWM_WANTM, NEWM_RELIEF, NEWM_SPARE } what;
+	bool spinning = false;
 	unsigned long flags;
 	int ret;
 
+again:
+	what = NEWM_NONE;
 	spin_lock_irqsave(&sched->lock, flags);
-	if (p->wantm) {
+	if (sched->stopping) {
+		/* kgo_sched_exit() cancels us and stops every M. */
+	} else if (p->wantm && p->mcount >= kgo_max_ms) {
+		/*
+		 * At the cap, as in kgo_startm(): the P waits for an M of
+		 * its CPU to come back (kgo_stopm()); a spinner counted for
+		 * it is not coming. A relief or a spare is void.
+		 */
+		if (p->wantm_spinning) {
+			p->wantm_spinning = false;
+			atomic_dec(&sched->nmspinning);
+		}
+		p->wantrelief = false;
+		p->relief_pending = false;
+		p->wantspare = false;
+	} else if (p->wantm) {
 		p->wantm = false;
 		spinning = p->wantm_spinning;
 		if (p->wantrelief) {
 			p->wantrelief = false;
 			p->relief_pending = false;
 		}
+		what = NEWM_WANTM;
 	} else if (p->wantrelief) {
 		p->wantrelief = false;
-		relief = true;
-	} else {	/* an M of this CPU took it meanwhile */
-		spin_unlock_irqrestore(&sched->lock, flags);
-		return;
+		if (p->mcount < kgo_max_ms)
+			what = NEWM_RELIEF;
+		else
+			p->relief_pending = false;	/* the hog keeps it */
+	} else if (p->wantspare) {
+		p->wantspare = false;
+		if (p->mcount < kgo_max_ms)
+			what = NEWM_SPARE;
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
-
-	ret = kgo_m_create(p, p, spinning, relief);
-	if (!ret)
+	if (what == NEWM_NONE)
 		return;
+
+	ret = kgo_m_create(p, what == NEWM_SPARE ? NULL : p, spinning,
+			   what == NEWM_RELIEF);
+	if (!ret)
+		goto again;	/* more may have been asked meanwhile */
 	/* No M for now: undo, and leave the work to the other Ps. */
 	pr_warn_ratelimited("cannot start an M on CPU %d: %d\n", p->cpu, ret);
 	spin_lock_irqsave(&sched->lock, flags);
-	if (relief) {
+	if (what == NEWM_RELIEF) {
 		p->relief_pending = false;	/* the monitor may ask again */
-	} else {
+	} else if (what == NEWM_WANTM) {
 		if (spinning)
 			atomic_dec(&sched->nmspinning);
 		kgo_pidleput(sched, p);
@@ -700,13 +769,14 @@ enum kgo_nextp {
 
 /*
  * Takes the P that kgo_m_wake() or kgo_m_create() handed over, or, for
- * a relief, takes it from its hog. On KGO_NEXTP_NONE the M is counted
- * in its home's mtransit, for kgo_stopm().
+ * a relief, takes it from its hog; a spare M created with none goes to
+ * park. On KGO_NEXTP_NONE the M is counted in its home's mtransit, for
+ * kgo_stopm().
  */
 static enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 {
 	struct kgo_sched *sched = m->sched;
-	bool spinning, relief, taken;
+	bool spinning, relief, spare, taken;
 	unsigned long flags;
 	struct kgo_p *p;
 
@@ -714,8 +784,16 @@ static enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 	p = m->nextp;
 	spinning = m->nextp_spinning;
 	relief = m->nextp_relief;
+	spare = m->nextp_spare;
 	m->nextp = NULL;
 	m->nextp_relief = false;
+	m->nextp_spare = false;
+	if (spare) {
+		/* Counted in mtransit by kgo_m_create(), until kgo_stopm(). */
+		WARN_ON_ONCE(p || !m->home->mtransit);
+		spin_unlock_irqrestore(&sched->lock, flags);
+		return KGO_NEXTP_NONE;
+	}
 	if (p && relief) {
 		taken = kgo_hog_takeover(m, p);
 		if (!taken)

@@ -158,6 +158,7 @@ static inline void kgo_g_wakep_if_due(struct kgo_m *m)
 
 void kgo_put_outside(struct kgo_g *g);
 void kgo_startm(struct kgo_p *p, bool spinning);
+void kgo_newm_spare(struct kgo_p *p);
 
 /* For P handoff, the monitor and P start/stop (block.c, monitor.c, procs.c). */
 void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p);

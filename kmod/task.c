@@ -98,6 +98,12 @@ int kgo_task_validate(const struct kgo_task *t)
 			return -EINVAL;
 		used = 2;
 		break;
+	case KGO_TASK_PINGPONG_HOG:
+		if (!t->args[0] || t->args[0] > KGO_PINGPONG_HOG_MAX_NS ||
+		    !t->args[1] || t->args[1] > KGO_PINGPONG_HOG_MAX_LOOP)
+			return -EINVAL;
+		used = 2;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -181,12 +187,18 @@ static void kgo_spawn_run(struct kgo_job *job, u64 depth)
 	kgo_wg_wait(&f.wg);
 }
 
-/* PINGPONG and SELECT: the second goroutine and its channels. */
+/*
+ * PINGPONG, SELECT and PINGPONG_HOG: the second goroutine and its
+ * channels. Only the goroutine holding the token (PINGPONG_HOG) writes
+ * count: the channel hand-offs order the two goroutines' writes.
+ */
 struct kgo_task_pair {
 	struct kgo_chan *a, *b;
 	struct kgo_ctx *ctx;	/* the job's */
 	u64 n, gap_ns;
 	u64 done;		/* round trips or values received */
+	u64 loop, deadline;	/* PINGPONG_HOG: counts per turn, until when */
+	u64 count;		/* PINGPONG_HOG: counts made */
 	int err;
 	struct kgo_waitgroup wg;
 };
@@ -217,6 +229,66 @@ static void kgo_producer(void *arg)
 	kgo_wg_done(&pp->wg);
 }
 
+/*
+ * PINGPONG_HOG's turn: Go's "*counter++" pp->loop times, a load and a
+ * store each, with no kgo call. Every 1024 counts, cond_resched() and a
+ * look at the job's context, neither of them a kgo call: the first is
+ * what a kernel loop owes the kernel's scheduler (without it, on a
+ * kernel without full preemption, the M that takes the hog's P could
+ * not run on the CPU until the turn ended; Go's hogs are preempted
+ * asynchronously), the second keeps a cancel prompt in a long turn.
+ */
+static void kgo_hog_turn(struct kgo_task_pair *pp)
+{
+	u64 i;
+
+	for (i = 0; i < pp->loop; i++) {
+		WRITE_ONCE(pp->count, READ_ONCE(pp->count) + 1);
+		if (!(i & 1023)) {
+			cond_resched();
+			if (kgo_ctx_err(pp->ctx))
+				break;
+		}
+	}
+}
+
+/* PINGPONG_HOG's partner: a turn per token received, until a close. */
+static void kgo_hog_pong(void *arg)
+{
+	struct kgo_task_pair *pp = arg;
+	bool ok;
+	u64 v;
+
+	/* A closed channel gives 0 with ok false: the end. */
+	while (!kgo_chan_recv(pp->a, &v, &ok, KGO_FOREVER) && ok) {
+		kgo_hog_turn(pp);
+		if (kgo_chan_send(pp->b, &v, KGO_FOREVER))
+			break;
+	}
+	kgo_wg_done(&pp->wg);
+}
+
+/* The task's goroutine: a turn, then the token over, until the deadline. */
+static int kgo_hog_ping(struct kgo_task_pair *pp)
+{
+	bool ok;
+	u64 v = 0;
+	int err;
+
+	while (ktime_get_ns() < pp->deadline) {
+		err = kgo_ctx_err(pp->ctx);
+		if (err)
+			return err;
+		kgo_hog_turn(pp);
+		if (kgo_chan_send(pp->a, &v, KGO_FOREVER) ||
+		    kgo_chan_recv(pp->b, &v, &ok, KGO_FOREVER) || !ok)
+			return -EPIPE;
+	}
+	/* The partner waits in its receive: the close ends it. */
+	kgo_chan_close(pp->a);
+	return 0;
+}
+
 /* Runs @consumer against a second goroutine @partner over two channels. */
 static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 			     int (*consumer)(struct kgo_task_pair *pp))
@@ -225,6 +297,15 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 		.ctx = &job->ctx, .n = job->desc.args[0], .gap_ns = job->desc.args[1],
 	};
 	int ret;
+
+	if (job->desc.kind == KGO_TASK_PINGPONG_HOG) {
+		/*
+		 * From acceptance: a pair that starts late counts less. A
+		 * ring with KGO_RING_NO_TIMES stamps no acceptance: from now.
+		 */
+		pp.deadline = (job->c.queued_ns ?: ktime_get_ns()) + job->desc.args[0];
+		pp.loop = job->desc.args[1];
+	}
 
 	pp.a = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	pp.b = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
@@ -245,7 +326,7 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 out:
 	kgo_chan_destroy(pp.a);
 	kgo_chan_destroy(pp.b);
-	job->c.result = pp.done;
+	job->c.result = job->desc.kind == KGO_TASK_PINGPONG_HOG ? pp.count : pp.done;
 	return ret;
 }
 
@@ -356,6 +437,9 @@ void kgo_job_run(struct kgo_job *job)
 		break;
 	case KGO_TASK_SELECT:
 		job->err = kgo_task_pair_run(job, kgo_producer, kgo_select_consumer);
+		break;
+	case KGO_TASK_PINGPONG_HOG:
+		job->err = kgo_task_pair_run(job, kgo_hog_pong, kgo_hog_ping);
 		break;
 	default:
 		job->err = -EINVAL;	/* kgo_task_validate() let it through */

@@ -9,10 +9,15 @@
  *   session  NOP tasks on a second fd, one at a time, while the first
  *            has 20,000 SPIN tasks of 100 us queued (feed.c).
  *   block    100 NOPs submitted with 8 BLOCK tasks of 20 ms (block.c).
+ *   kgo_go   an in-kernel kgo_go() behind the session's backlog: this
+ *            queues it, then runs the -insmod command, which loads
+ *            kgo_bench.ko only=fair_kgo_go to measure (bench/kmod/fair.c),
+ *            and checks that the backlog outlived the measurement.
  *
  * Each prints kgo's p99 in ns and, as a peer named "goal", the issue's
  * bound, so that the report's ratio (goal / kgo) is 1 or more when the
- * goal is met: 3 slices for the first two, 20 ms for the last.
+ * goal is met: 3 slices for sleep, session and kgo_go, 20 ms for block.
+ * (kgo_go's p99 is kgo_bench.ko's line in the kernel log.)
  */
 
 #include <errno.h>
@@ -30,7 +35,9 @@
 #include "common.h"
 #include "device.h"
 
-static const char usage[] = "usage: fairbench [-smoke] -run sleep|session|block";
+static const char usage[] =
+	"usage: fairbench [-smoke] -run sleep|session|block\n"
+	"       fairbench [-smoke] -run kgo_go -insmod COMMAND";
 
 #define HOG_TAG		(1ULL << 40)
 #define MAX_SAMPLES	1000
@@ -197,14 +204,42 @@ static void run_block(void)
 	free(t);
 }
 
+/* The session's backlog, as run_session()'s, then @insmod measures. */
+static void run_kgo_go(const char *insmod)
+{
+	unsigned int nback = smoke ? 200 : 20000, i;
+	struct kgo_task *back = xcalloc(nback, sizeof(*back));
+	struct kgo_wait w = { .size = sizeof(w), .min_complete = nback };
+	int a = open_dev(), rc;
+
+	for (i = 0; i < nback; i++)
+		back[i] = (struct kgo_task){ .kind = KGO_TASK_SPIN, .tag = i,
+					     .args = { 100 * NSEC_PER_USEC } };
+	submit_or_die(a, back, nback);
+	rc = system(insmod);
+	if (rc)
+		die("%s: exit status %d", insmod, rc);
+	/* Does not wait (timeout 0): -ETIMEDOUT while some are not done. */
+	if (ioctl(a, KGO_IOC_WAIT, &w) && errno != ETIMEDOUT)
+		die_errno("KGO_IOC_WAIT");
+	/* A smoke backlog is 20 ms of work: it cannot outlive a load. */
+	if (!smoke && w.ready >= nback)
+		die("the backlog drained before the measurement ended");
+	printf("{\"metric\":\"fair_kgo_go_p99\",\"impl\":\"goal\",\"unit\":\"ns\","
+	       "\"value\":%llu}\n", (unsigned long long)(3 * slice_ns));
+	close(a);	/* cancels the rest */
+	free(back);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "smoke", no_argument, NULL, 's' },
 		{ "run", required_argument, NULL, 'r' },
+		{ "insmod", required_argument, NULL, 'i' },
 		{}
 	};
-	const char *run = NULL;
+	const char *run = NULL, *insmod = NULL;
 	struct kgo_info info;
 	int c, fd;
 
@@ -216,6 +251,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			run = optarg;
+			break;
+		case 'i':
+			insmod = optarg;
 			break;
 		default:
 			bad_option(usage, c, argv);
@@ -233,6 +271,10 @@ int main(int argc, char **argv)
 		run_session();
 	else if (!strcmp(run, "block"))
 		run_block();
+	else if (!strcmp(run, "kgo_go") && insmod)
+		run_kgo_go(insmod);
+	else if (!strcmp(run, "kgo_go"))
+		usage_die(usage, "-run kgo_go needs -insmod");
 	else
 		usage_die(usage, "unknown benchmark %s", run);
 	flush_stdout();

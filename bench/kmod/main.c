@@ -12,7 +12,9 @@
  *
  * max_queued runs only when only= names it, and not in smoke mode: it
  * leaves nearly all memory in kgo's free lists, so kgo.ko should be
- * unloaded right after it (mem.c).
+ * unloaded right after it (mem.c). The fairness rows (fair.c) run only
+ * when named too: make bench runs them in the fairness group, the first
+ * behind a backlog that bench/fair makes.
  */
 
 #include <linux/init.h>
@@ -50,7 +52,8 @@ MODULE_PARM_DESC(only, "Run only these workloads, comma-separated");
 static const struct kgo_bench_workload {
 	const char *name;
 	void (*run)(const struct kgo_bench_cfg *cfg);
-	bool opt_in;	/* only if only= names it; never in smoke mode */
+	bool opt_in;	/* only if only= names it */
+	bool no_smoke;	/* never in smoke mode */
 } kgo_bench_workloads[] = {
 	{ "mem",		kgo_bench_mem },
 	{ "switch_raw",		kgo_bench_switch_raw },
@@ -60,7 +63,9 @@ static const struct kgo_bench_workload {
 	{ "wake_latency",	kgo_bench_wake_latency },
 	{ "tree_allp",		kgo_bench_tree_allp },
 	{ "tree_1p",		kgo_bench_tree_1p },
-	{ "max_queued",		kgo_bench_max_queued, true },
+	{ "fair_kgo_go",	kgo_bench_fair_kgo_go, true },
+	{ "fair_pingpong_hog",	kgo_bench_fair_pingpong_hog, true },
+	{ "max_queued",		kgo_bench_max_queued, true, true },
 };
 
 /* Whether only= names @w; no only= names all but the opt-in ones. */
@@ -127,7 +132,7 @@ static int __init kgo_bench_init(void)
 
 		if (!kgo_bench_chosen(w))
 			continue;
-		if (w->opt_in && smoke) {
+		if (w->no_smoke && smoke) {
 			pr_info("%s: skipped in smoke mode\n", w->name);
 			continue;
 		}

@@ -9,6 +9,8 @@
  *  - the same with kgo_block_begin/end, which hands off at once;
  *  - kgo_gomaxprocs() stops and restarts Ps with goroutines queued;
  *  - Ms made for handoffs are stopped once idle, one per CPU kept;
+ *  - a burst of goroutines blocking at once, on every P, is handed off
+ *    in full: nothing queued waits for a sleeper to wake;
  *  - inside kgo_block_begin/end a goroutine's kgo calls act as a
  *    thread's (its P may be another M's by then), and a goroutine that
  *    returns inside one leaves no M marked blocking.
@@ -21,6 +23,7 @@
 
 #include <kgo.h>
 #include "m.h"
+#include "monitor.h"
 #include "proc.h"
 #include "sched.h"
 #include "tests/run_g.h"
@@ -172,6 +175,97 @@ static void kgo_block_reap_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, s.mcount, (unsigned int)kgo_sched.nprocs);
 	pr_info("Ms: %u while %d goroutines slept in the kernel, %u after\n",
 		peak, SLEEPERS, s.mcount);
+}
+
+/* --- A burst of blocks: every blocked P is handed off ------------- */
+
+#define BURST_BLOCKERS	8
+#define BURST_NOPS	96
+#define BURST_SLICES	40	/* each blocker sleeps this many slices */
+
+struct burst {
+	u64 spawned;
+	u64 sleep_ns;
+	u64 slept_from[BURST_BLOCKERS], slept_to[BURST_BLOCKERS];
+	u64 nop_ran[BURST_NOPS];
+	atomic_t next_blocker, next_nop;
+	struct kgo_waitgroup wg;
+};
+
+static void burst_blocker(void *arg)
+{
+	struct burst *b = arg;
+	int i = atomic_inc_return(&b->next_blocker) - 1;
+
+	b->slept_from[i] = ktime_get_ns();
+	msleep(div_u64(b->sleep_ns, NSEC_PER_MSEC));
+	b->slept_to[i] = ktime_get_ns();
+	kgo_wg_done(&b->wg);
+}
+
+static void burst_nop(void *arg)
+{
+	struct burst *b = arg;
+
+	b->nop_ran[atomic_inc_return(&b->next_nop) - 1] = ktime_get_ns();
+	kgo_wg_done(&b->wg);
+}
+
+/* From a goroutine: the burst goes to its P's queue, thieves take half. */
+static void burst_spawn(void *arg)
+{
+	struct burst *b = arg;
+	int i, k;
+
+	b->spawned = ktime_get_ns();
+	for (i = 0; i < BURST_BLOCKERS; i++) {
+		if (kgo_go(burst_blocker, b, GFP_KERNEL) < 0)
+			kgo_wg_done(&b->wg);
+		for (k = 0; k < BURST_NOPS / BURST_BLOCKERS; k++)
+			if (kgo_go(burst_nop, b, GFP_KERNEL) < 0)
+				kgo_wg_done(&b->wg);
+	}
+}
+
+/*
+ * The issue's mix: 8 goroutines that sleep in the kernel, among 96 that
+ * do nothing, on every P. Each M that blocks loses its P to another M,
+ * so the 8 sleep at once, and no goroutine waits for a sleeper to wake.
+ * Judged on order, not time: the bounds are the sleeps themselves, 40
+ * slices long, so that a slow M creation still fits (how fast the P
+ * comes back is fair_block_nop_p99 of make bench).
+ */
+static void kgo_block_burst_test(struct kunit *test)
+{
+	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	u64 first_wake = U64_MAX, last_sleep = 0, last_nop = 0;
+	u64 handoffs = KGO_TEST_PSTAT(handoffs);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->sleep_ns = BURST_SLICES * (u64)kgo_slice_ms() * MS;
+	kgo_wg_init(&b->wg);
+	kgo_wg_add(&b->wg, BURST_BLOCKERS + BURST_NOPS);
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(burst_spawn, b, LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&b->wg, LONG_MS * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	KUNIT_ASSERT_EQ(test, atomic_read(&b->next_blocker), BURST_BLOCKERS);
+	KUNIT_ASSERT_EQ(test, atomic_read(&b->next_nop), BURST_NOPS);
+
+	for (i = 0; i < BURST_BLOCKERS; i++) {
+		first_wake = min(first_wake, b->slept_to[i]);
+		last_sleep = max(last_sleep, b->slept_from[i]);
+	}
+	for (i = 0; i < BURST_NOPS; i++)
+		last_nop = max(last_nop, b->nop_ran[i]);
+	/* All 8 asleep at once: each blocked M's P went on to the next. */
+	KUNIT_EXPECT_LT(test, last_sleep, first_wake);
+	/* Nothing waited for a sleeper to wake. */
+	KUNIT_EXPECT_LT(test, last_nop, first_wake);
+	KUNIT_EXPECT_GE(test, KGO_TEST_PSTAT(handoffs) - handoffs, (u64)BURST_BLOCKERS);
+	pr_info("burst: last of %d blockers asleep %llu us, last of %d nops ran %llu us after the spawn; sleeps %llu ms\n",
+		BURST_BLOCKERS, (last_sleep - b->spawned) / 1000, BURST_NOPS,
+		(last_nop - b->spawned) / 1000, b->sleep_ns / MS);
 }
 
 /* --- kgo_gomaxprocs ------------------------------------------------ */
@@ -397,6 +491,7 @@ static struct kunit_case kgo_block_cases[] = {
 	KUNIT_CASE(kgo_block_gomaxprocs_test),
 	KUNIT_CASE(kgo_block_end_race_test),
 	KUNIT_CASE(kgo_block_reap_test),
+	KUNIT_CASE(kgo_block_burst_test),
 	KUNIT_CASE(kgo_block_calls_inside_test),
 	{}
 };

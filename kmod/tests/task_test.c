@@ -54,6 +54,15 @@ static const struct validate_case validate_cases[] = {
 	{ "block max", T(KGO_TASK_BLOCK, KGO_BLOCK_MAX_US, 0, 0), 0 },
 	{ "block over max", T(KGO_TASK_BLOCK, KGO_BLOCK_MAX_US + 1, 0, 0), -EINVAL },
 	{ "block unused arg", T(KGO_TASK_BLOCK, 10, 1, 0), -EINVAL },
+	{ "pingpong hog max", T(KGO_TASK_PINGPONG_HOG, KGO_PINGPONG_HOG_MAX_NS,
+				KGO_PINGPONG_HOG_MAX_LOOP, 0), 0 },
+	{ "pingpong hog 0 ns", T(KGO_TASK_PINGPONG_HOG, 0, 1, 0), -EINVAL },
+	{ "pingpong hog over max ns", T(KGO_TASK_PINGPONG_HOG, KGO_PINGPONG_HOG_MAX_NS + 1,
+					1, 0), -EINVAL },
+	{ "pingpong hog loop 0", T(KGO_TASK_PINGPONG_HOG, 1, 0, 0), -EINVAL },
+	{ "pingpong hog loop over max", T(KGO_TASK_PINGPONG_HOG, 1,
+					  KGO_PINGPONG_HOG_MAX_LOOP + 1, 0), -EINVAL },
+	{ "pingpong hog unused arg", T(KGO_TASK_PINGPONG_HOG, 1, 1, 1), -EINVAL },
 };
 
 static void validate_desc(const struct validate_case *c, char *desc)
@@ -228,6 +237,7 @@ static const struct kgo_task long_tasks[] = {
 	{ .kind = KGO_TASK_YIELD, .args = { KGO_YIELD_MAX } },
 	{ .kind = KGO_TASK_PINGPONG, .args = { KGO_PINGPONG_MAX } },
 	{ .kind = KGO_TASK_SELECT, .args = { KGO_SELECT_TASK_MAX, KGO_SELECT_GAP_MAX_NS } },
+	{ .kind = KGO_TASK_PINGPONG_HOG, .args = { KGO_PINGPONG_HOG_MAX_NS, 1000 } },
 	/* 4161 nodes: may finish before the cancel, then in full. */
 	{ .kind = KGO_TASK_SPAWN, .args = { KGO_SPAWN_MAX_FANOUT, 2 } },
 };

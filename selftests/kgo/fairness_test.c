@@ -6,7 +6,8 @@
  * hold up everything else until it ended. Now its P goes to another M
  * of the CPU once it has run two slices with work waiting (hog.c), and
  * the kernel shares the CPU between the two Ms. After Go's
- * TestTimerFairness and TestYieldProgress, through /dev/kgo.
+ * TestTimerFairness, TestYieldProgress and TestPingPongHog, through
+ * /dev/kgo.
  *
  * Bounds are multiples of slice_ms, generous for an emulated debug
  * kernel, and far below the hogs' 1 s that the tasks waited before.
@@ -200,6 +201,82 @@ TEST_F(kgo, other_session)
 	close(b);
 	free(t);
 	/* The teardown's close cancels the rest of A's. */
+}
+
+/*
+ * Go's TestPingPongHog through /dev/kgo: PINGPONG_HOG tasks, a "hog"
+ * pair per P counting a million times per turn and a "light" pair per P
+ * counting a thousand, submitted together, interleaved (so that the Ps
+ * get both kinds) and all ending HOG_WINDOW after their acceptance.
+ * Neither kind may get more than 20 times the other's count, Go's
+ * bound. The hogs' loops make no kgo call: their Ps are taken from
+ * them (hog.c), and a light pair inherits no slice past one (monitor.c).
+ * Go runs 100 ms; here a hog's turn alone takes about 330 ms on the
+ * debug kernel (KASAN under TCG), so the window is longer.
+ */
+#define HOG_WINDOW	(2000 * MSEC)
+#define HOG_LOOP	1000000
+#define LIGHT_LOOP	1000
+
+TEST_F(kgo, pingpong_hog)
+{
+	unsigned int n = 2 * self->nprocs, i;
+	struct kgo_task *t = calloc(n, sizeof(*t));
+	uint64_t hog = 0, light = 0;
+	struct kgo_completion c;
+
+	ASSERT_NE(NULL, t);
+	for (i = 0; i < n; i++)
+		t[i] = (struct kgo_task){ .kind = KGO_TASK_PINGPONG_HOG, .tag = i,
+					  .args = { HOG_WINDOW, i % 2 ? LIGHT_LOOP : HOG_LOOP } };
+	ASSERT_EQ((int)n, submit(self->fd, t, n));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(sizeof(c), read(self->fd, &c, sizeof(c)));
+		ASSERT_EQ(0, c.status);
+		ASSERT_GT(n, c.tag);
+		/* A whole number of turns. */
+		EXPECT_EQ(0, c.result % t[c.tag].args[1]);
+		if (c.tag % 2)
+			light += c.result;
+		else
+			hog += c.result;
+	}
+	TH_LOG("hog %llu, light %llu: ratio %.2f, %u Ps",
+	       (unsigned long long)hog, (unsigned long long)light,
+	       light ? (double)hog / light : 0.0, self->nprocs);
+	ASSERT_LT(0, hog);
+	ASSERT_LT(0, light);
+	EXPECT_GE(20 * light, hog);
+	EXPECT_GE(20 * hog, light);
+	free(t);
+}
+
+/* Bad PINGPONG_HOG descriptors are refused, and none is accepted. */
+TEST_F(kgo, pingpong_hog_bad)
+{
+	static const struct {
+		uint64_t args[3];
+	} bad[] = {
+		{ { 0, 1, 0 } },
+		{ { KGO_PINGPONG_HOG_MAX_NS + 1, 1, 0 } },
+		{ { 1, 0, 0 } },
+		{ { 1, KGO_PINGPONG_HOG_MAX_LOOP + 1, 0 } },
+		{ { 1, 1, 1 } },
+	};
+	struct kgo_wait w = { .size = sizeof(w), .min_complete = 1 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct kgo_task t = { .kind = KGO_TASK_PINGPONG_HOG, .tag = i };
+
+		memcpy(t.args, bad[i].args, sizeof(t.args));
+		errno = 0;
+		EXPECT_EQ(-1, submit(self->fd, &t, 1)) TH_LOG("case %u", i);
+		EXPECT_EQ(EINVAL, errno) TH_LOG("case %u", i);
+	}
+	/* Nothing was accepted: nothing completes. */
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, &w));
+	EXPECT_EQ(0, w.ready);
 }
 
 TEST_HARNESS_MAIN

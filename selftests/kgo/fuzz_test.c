@@ -330,7 +330,7 @@ static struct tmodel gen_task(struct fuzz *f, unsigned char *dst, uint32_t tsize
 		m.err = EINVAL;
 		break;
 	case D_KIND:
-		t.kind = rng_pct(r, 30) ? 0 : KGO_TASK_BLOCK + 1 + rng_below(r, 1U << 31);
+		t.kind = rng_pct(r, 30) ? 0 : KGO_TASK_PINGPONG_HOG + 1 + rng_below(r, 1U << 31);
 		m.err = EINVAL;
 		break;
 	case D_UNUSED: {

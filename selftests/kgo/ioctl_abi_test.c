@@ -375,7 +375,7 @@ TEST_F(kgo, bad_task)
 	uint64_t ubuf = (uintptr_t)buf;
 	const struct bad_task cases[] = {
 		{ "kind 0", { .kind = 0 }, EINVAL },
-		{ "kind past the catalogue", { .kind = KGO_TASK_BLOCK + 1 }, EINVAL },
+		{ "kind past the catalogue", { .kind = KGO_TASK_PINGPONG_HOG + 1 }, EINVAL },
 		{ "kind 1000", { .kind = 1000 }, EINVAL },
 		{ "kind ~0", { .kind = ~0u }, EINVAL },
 		{ "flags 1", { .kind = KGO_TASK_NOP, .flags = 1 }, EINVAL },

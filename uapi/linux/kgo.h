@@ -118,11 +118,25 @@ struct kgo_info {
  *                     KGO_BLOCK_MAX_US: its kthread sleeps, and kgo
  *                     hands the CPU's P to another one meanwhile.
  *                                                     result: ns blocked
+ *  KGO_TASK_PINGPONG_HOG
+ *                     Go's TestPingPongHog, one pair: two goroutines
+ *                     pass a token back and forth over unbuffered
+ *                     channels, and each, holding it, counts args[1]
+ *                     times (1..KGO_PINGPONG_HOG_MAX_LOOP) in a loop
+ *                     that makes no kgo call, until args[0] ns
+ *                     (1..KGO_PINGPONG_HOG_MAX_NS) after the task was
+ *                     accepted (after it started, on a ring with
+ *                     KGO_RING_NO_TIMES). Tasks of this kind with a long and a
+ *                     short loop, accepted together, show how the Ps
+ *                     are shared between goroutines that hog them and
+ *                     goroutines that switch often.
+ *                                                     result: counts made
  *
  * Unused args must be 0. Every kind but NOP and CHECKSUM can be
  * interrupted by a cancel (struct kgo_cancel) or by closing the fd; the
  * result is then what it did until then, and a task done in full
- * reports args[0] (SPIN: at least args[0], SPAWN: every node).
+ * reports args[0] (SPIN: at least args[0], SPAWN: every node,
+ * PINGPONG_HOG: a multiple of args[1]).
  */
 enum kgo_task_kind {
 	KGO_TASK_NOP		= 1,
@@ -134,6 +148,7 @@ enum kgo_task_kind {
 	KGO_TASK_PINGPONG	= 7,
 	KGO_TASK_SELECT		= 8,
 	KGO_TASK_BLOCK		= 9,
+	KGO_TASK_PINGPONG_HOG	= 10,
 };
 
 #define KGO_SPIN_MAX_NS		1000000000ULL	/* 1 s */
@@ -146,6 +161,8 @@ enum kgo_task_kind {
 #define KGO_SELECT_TASK_MAX	1000000ULL
 #define KGO_SELECT_GAP_MAX_NS	10000000ULL	/* 10 ms */
 #define KGO_BLOCK_MAX_US	10000000ULL	/* 10 s */
+#define KGO_PINGPONG_HOG_MAX_NS		10000000000ULL	/* 10 s */
+#define KGO_PINGPONG_HOG_MAX_LOOP	10000000ULL
 
 /**
  * struct kgo_task - one task descriptor of KGO_IOC_SUBMIT

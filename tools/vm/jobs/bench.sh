@@ -32,6 +32,31 @@ kernel_suite() {
 	! grep -q '"error"' /tmp/kgo_bench.out
 }
 
+# One kgo_bench.ko workload that runs only when named (bench/kmod/fair.c).
+kmod_only() {
+	dmesg -c >/dev/null
+	insmod /kgo/kgo_bench.ko smoke="$smoke" only="$1" || return 1
+	dmesg | sed -n 's/^.*kgo_bench: \({.*}\)[[:space:]]*$/\1/p' >/tmp/kgo_bench.only
+	cat /tmp/kgo_bench.only
+	rmmod kgo_bench || return 1
+	! grep -q '"error"' /tmp/kgo_bench.only
+}
+
+# An in-kernel kgo_go() behind an fd's backlog: fairbench queues it,
+# loads kgo_bench.ko only=fair_kgo_go while it lasts, and prints the
+# goal; the module logs the figure.
+fair_kgo_go() {
+	local rc
+	dmesg -c >/dev/null
+	$bin/fairbench $size -run kgo_go \
+		-insmod "insmod /kgo/kgo_bench.ko smoke=$smoke only=fair_kgo_go"
+	rc=$?
+	dmesg | sed -n 's/^.*kgo_bench: \({.*}\)[[:space:]]*$/\1/p' >/tmp/kgo_bench.only
+	cat /tmp/kgo_bench.only
+	rmmod kgo_bench 2>/dev/null
+	[ $rc = 0 ] && ! grep -q '"error"' /tmp/kgo_bench.only
+}
+
 # The most goroutines queued before the first allocation failure: once,
 # last (the structs stay with kgo until it is unloaded), full mode only.
 max_queued() {
@@ -120,7 +145,16 @@ kgo_tree_depth() {
 
 # step METRIC IMPL CMD...: one benchmark, $runs times. With count=1 it
 # only counts the steps, so that progress can say "[n/total]".
+# KGO_BENCH_ONLY=<glob> (on KGO_VM_APPEND) runs only the steps whose
+# METRIC it matches, e.g. 'fair_*'.
 step() {
+	if [ -n "${KGO_BENCH_ONLY:-}" ]; then
+		# shellcheck disable=SC2254 # the glob is the point
+		case "$1" in
+		$KGO_BENCH_ONLY) ;;
+		*) return ;;
+		esac
+	fi
 	if [ "$count" = 1 ]; then
 		total=$((total + 1))
 		return
@@ -128,7 +162,8 @@ step() {
 	n=$((n + 1))
 	what="[$n/$total] $1 $2"
 	shift 2
-	if [ "$1" = kernel_suite ] && [ ! -f /kgo/kgo_bench.ko ]; then
+	if [ "$1" = kernel_suite ] || [ "$1" = kmod_only ] || [ "$1" = fair_kgo_go ] &&
+		[ ! -f /kgo/kgo_bench.ko ]; then
 		echo "$what: skipped: no /kgo/kgo_bench.ko (bench/kmod not built)"
 		return
 	fi
@@ -172,6 +207,8 @@ steps() {
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f
 	done
+	step fair_kgo_go kgo fair_kgo_go
+	step fair_pingpong_hog kgo kmod_only fair_pingpong_hog
 	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
 		runs_saved=$runs runs=1
 		step max_queued kgo max_queued
