@@ -5,6 +5,11 @@
 #   make demo         boot the stock kernel in QEMU, load kgo, run kgoctl
 #   make check        every test: KUnit + selftests on the debug kernel,
 #                     selftests on the stock kernel
+#   make matrix       what does not fit CI next to make check: the stock
+#                     kernels' selftests under preempt=none and
+#                     preempt=full, stock 6.1 with 4 vCPUs, the KCSAN debug
+#                     kernel, kgo's refusal on the PREEMPT_RT kernels; a
+#                     table (tools/matrix.sh)
 #   make bench        boot the stock kernel once: kgo against workqueues,
 #                     kthreads, Go and io_uring; a table, out/bench/*.json,
 #                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny)
@@ -78,6 +83,9 @@ check:
 check-harness:
 	@tools/check-harness.sh
 
+matrix:
+	@tools/matrix.sh
+
 bench:
 	@tools/bench/bench.sh
 
@@ -99,4 +107,4 @@ clean:
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install dkms dkms-remove sparse tools style demo check check-harness bench profile clean
+.PHONY: all kdir-exists modules install dkms dkms-remove sparse tools style demo check check-harness matrix bench profile clean

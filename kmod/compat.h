@@ -24,9 +24,27 @@
 
 #else /* !__ASSEMBLY__ */
 
+#include <linux/kconfig.h>
 #include <linux/mm.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+
+/*
+ * kgo_kernel_unsupported() - the kind of kernel kgo refuses, or NULL
+ *
+ * PREEMPT_RT (Debian's -rt flavours): spinlock_t sleeps there, and
+ * sched.lock is taken from a hardirq hrtimer and from the sched_in
+ * preempt notifier; a wait on an RT lock looks like blocking to
+ * sched_out; and a migrate-disabled M can be bound to a CPU going
+ * offline. kgo loaded there crashes or hangs, so it does not load.
+ * What support needs is in the README ("PREEMPT_RT").
+ */
+static inline const char *kgo_kernel_unsupported(void)
+{
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		return "PREEMPT_RT";
+	return NULL;
+}
 
 /*
  * kgo_vm_flags_set() - set flags of a mapping being set up (->mmap)

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-#   build-all.sh debug|stock|stock-6.12...
+#   build-all.sh debug|kcsan|stock|stock-6.12|rt|rt-6.12...
 #
 # Installs what is missing, then builds the module for each named kernel
-# (the debug kernel itself first, from cache when it can) and the static
+# (a debug kernel itself first, from cache when it can) and the static
 # userspace binaries into out/bin.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -12,8 +12,13 @@ set -euo pipefail
 "$KGO_TOP/tools/deps.sh"
 for k in "$@"; do
 	case "$k" in
-	stock*) kdir=/lib/modules/$(stock_kver "$k")/build ;;
-	debug) kdir=$("$KGO_TOP/tools/vm/debug-kernel.sh") ;;
+	rt*) "$KGO_TOP/tools/deps.sh" $(kgo_rt_packages) ;;
+	esac
+done
+for k in "$@"; do
+	case "$k" in
+	stock*|rt*) kdir=/lib/modules/$(stock_kver "$k")/build ;;
+	debug|kcsan) kdir=$("$KGO_TOP/tools/vm/debug-kernel.sh" "$k") ;;
 	*) die "build-all.sh: unknown kernel $k" ;;
 	esac
 	"$KGO_TOP/tools/build-module.sh" "$k" "$kdir"

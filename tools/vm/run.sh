@@ -5,7 +5,8 @@
 # busybox, the kgo modules built for that kernel, the static test
 # binaries and a job, and judges the run from the result port.
 #
-#   run.sh --kernel debug|stock|stock-6.12 --job JOB [--name NAME]
+#   run.sh --kernel debug|kcsan|stock|stock-6.12|rt|rt-6.12 --job JOB
+#          [--name NAME] [--smp N]
 #
 # Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
 # Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
@@ -20,7 +21,7 @@
 # KGO_VM_ICOUNT (QEMU's -icount option, e.g. "shift=0,sleep=off": the
 # guest's clock counts instructions instead of following the host's;
 # single-threaded TCG only; see the README on make bench), KGO_VM_SMP
-# (vCPUs, default 2).
+# (vCPUs, default 2; --smp N says the same).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
@@ -30,30 +31,32 @@ while [ $# -gt 0 ]; do
 	--kernel) kernel=$2; shift 2 ;;
 	--job) job=$2; shift 2 ;;
 	--name) name=$2; shift 2 ;;
+	--smp) KGO_VM_SMP=$2; shift 2 ;;
 	*) die "run.sh: unknown argument $1" ;;
 	esac
 done
-[ -n "$kernel" ] && [ -n "$job" ] || die "usage: run.sh --kernel debug|stock|stock-6.12 --job JOB [--name NAME]"
+[ -n "$kernel" ] && [ -n "$job" ] ||
+	die "usage: run.sh --kernel debug|kcsan|stock|stock-6.12|rt|rt-6.12 --job JOB [--name NAME] [--smp N]"
 jobfile=$KGO_TOP/tools/vm/jobs/$job.sh
 [ -f "$jobfile" ] || die "no job $jobfile"
 name=${name:-$job-$kernel}
 
 case "$kernel" in
-stock*)
+stock*|rt*)
 	kver=$(stock_kver "$kernel")
 	image=/boot/vmlinuz-$kver
 	mem=${KGO_VM_MEM:-1G}
 	timeout=${KGO_VM_TIMEOUT:-600}
 	append=""
 	;;
-debug)
-	image=$("$KGO_TOP/tools/vm/debug-kernel.sh")/arch/x86/boot/bzImage
+debug|kcsan)
+	image=$("$KGO_TOP/tools/vm/debug-kernel.sh" "$kernel")/arch/x86/boot/bzImage
 	mem=${KGO_VM_MEM:-2G}
 	timeout=${KGO_VM_TIMEOUT:-1800}
 	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
 	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
 	;;
-*) die "run.sh: --kernel is debug, stock or stock-6.12" ;;
+*) die "run.sh: --kernel is debug, kcsan, stock, stock-6.12, rt or rt-6.12" ;;
 esac
 
 mods=$KGO_OUT/build/$kernel
@@ -168,7 +171,8 @@ fi
 # WARNINGs that a job provoked on purpose (kgo_misuse.ko) are
 # bracketed by KGO-EXPECTED-WARNINGS lines in the kernel log and do not
 # count; any other report inside the brackets still does.
-reports='WARNING:|BUG:|Oops|Kernel panic|KASAN|UBSAN|general protection fault|unreferenced object|INFO: task .* blocked|soft lockup|hard LOCKUP|stack-protector|stack guard page|detected stalls'
+# KCSAN's reports ("BUG: KCSAN: data-race in ...") are failures too.
+reports='WARNING:|BUG:|Oops|Kernel panic|KASAN|KCSAN:|UBSAN|general protection fault|unreferenced object|INFO: task .* blocked|soft lockup|hard LOCKUP|stack-protector|stack guard page|detected stalls'
 unexpected() {
 	awk '/KGO-EXPECTED-WARNINGS-BEGIN/ { expected = 1 }
 	     /KGO-EXPECTED-WARNINGS-END/ { expected = 0 }
