@@ -14,7 +14,7 @@ name=$1 kdir=$2
 dst=$KGO_OUT/build/$name
 mkdir -p "$dst"
 # tar keeps mtimes, so an unchanged source does not rebuild its object.
-(cd "$KGO_TOP" && find Kbuild kmod include uapi -type f \
+(cd "$KGO_TOP" && find Kbuild kmod samples include uapi -type f \
 	\( -name '*.[chS]' -o -name Kbuild \) -print0 | tar --null -cf - -T -) |
 	tar -xf - -C "$dst"
 
@@ -27,4 +27,4 @@ if grep -qi 'warning' "$log"; then
 	grep -i 'warning' "$log" >&2
 	die "module build against $kdir has warnings (full log: $log)"
 fi
-note "built $name modules: $(cd "$dst" && echo kmod/kgo.ko $(ls kmod/tests/*.ko 2>/dev/null))"
+note "built $name modules: $(cd "$dst" && echo kmod/kgo.ko $(ls kmod/tests/*.ko samples/*/*.ko 2>/dev/null))"

@@ -87,6 +87,9 @@ cp "$KGO_TOP"/tools/vm/jobs/*.sh "$root/kgo/jobs/"	# jobs may use each other
 cp "$mods/kmod/kgo.ko" "$root/kgo/"
 [ -f "$mods/kmod/tests/kgo_test.ko" ] && cp "$mods/kmod/tests/kgo_test.ko" "$root/kgo/"
 cp "$mods/kmod/misuse/kgo_misuse.ko" "$root/kgo/"
+for ko in "$mods"/samples/*/*.ko; do
+	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
+done
 cp "$bins"/selftests/* "$root/kgo/selftests/"
 cp "$bins/kgoctl" "$root/bin/"
 [ -n "${KGO_VM_EXTRA:-}" ] && cp -r "$KGO_VM_EXTRA"/. "$root/kgo/"
