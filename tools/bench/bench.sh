@@ -64,6 +64,9 @@ mkdir -p "$vm/bench"
 
 # kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
 "$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
+# The net group's servers and load generator (bench/net); kgo's echo
+# server is samples/echo, which run.sh copies with the other samples.
+"$KGO_TOP/tools/bench/build-net.sh" "$vm"
 
 # Go's build cache wants a home; CI may have none.
 [ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
