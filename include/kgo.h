@@ -250,6 +250,21 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
 }
 
 /**
+ * kgo_wg_done_and_exit() - kgo_wg_done(), then end the calling goroutine
+ * @wg: the wait group
+ *
+ * For a goroutine whose code is in a module that waits for it on @wg
+ * before unloading (kthread_complete_and_exit()'s case): after a plain
+ * kgo_wg_done() the goroutine still has to return through the module's
+ * text, which the unload may already have freed. This one does not
+ * return.
+ *
+ * Context: a goroutine. Elsewhere it WARNs once, as kgo_exit() does,
+ * and returns after the kgo_wg_done().
+ */
+void kgo_wg_done_and_exit(struct kgo_waitgroup *wg);
+
+/**
  * kgo_wg_wait_timeout() - wait until the count is zero
  * @wg: the wait group
  * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
@@ -536,5 +551,133 @@ struct kgo_select_case {
  * than KGO_NOWAIT from atomic context.
  */
 int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns);
+
+/*
+ * Sockets whose waits park the goroutine, not its kthread (Go's
+ * netpoller; kmod/sock.c). A struct kgo_sock owns a kernel socket:
+ * create and bind it as usual (sock_create_kern(), kernel_bind(),
+ * kernel_listen()), then hand it to kgo_sock_attach(). Each call tries
+ * the operation non-blocking first; if it would block, a goroutine parks
+ * until the socket's readiness callbacks (data, write space, a state
+ * change, an error) ready it, and a thread sleeps. Threads and
+ * goroutines may share a socket.
+ *
+ * Lifetime: the owner calls kgo_sock_close() once, and starts no call
+ * after it. Calls already running, on any goroutine or thread, return
+ * -ESHUTDOWN, as do the calls of anyone parked; the socket is released
+ * when the last of them returns. kgo_sock_shutdown() wakes every waiter
+ * the same way without giving up the owner's reference: another thread
+ * that must stop the socket's users (a module unloading) calls it.
+ *
+ * Context: process context, a goroutine or a thread: every call takes
+ * the socket lock, which may sleep (briefly, without a P handoff being
+ * needed). From atomic context they fail with -EPERM.
+ *
+ * Timeouts are KGO_NOWAIT (-EAGAIN at once where it would wait), ns, or
+ * KGO_FOREVER; one that runs out returns -ETIMEDOUT.
+ */
+struct kgo_sock;
+struct socket;
+struct sockaddr;
+
+/**
+ * kgo_sock_attach() - take a socket over
+ * @sock: a kernel socket, not yet used with kgo and with no
+ *	  sk_user_data (kgo keeps its state there)
+ * @gfp: for kgo's state
+ *
+ * kgo wraps the socket's sk_data_ready, sk_write_space, sk_state_change
+ * and sk_error_report callbacks (the old ones still run) until the
+ * socket is released. From now on @sock belongs to kgo: release it with
+ * kgo_sock_close(), never sock_release().
+ *
+ * Context: process. Return: the kgo socket; ERR_PTR(-ENOMEM), or
+ * ERR_PTR(-EBUSY) if @sock has sk_user_data (then @sock is still the
+ * caller's).
+ */
+struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp);
+
+/**
+ * kgo_sock_socket() - the kernel socket, for kernel_bind(), options...
+ * @ks: the kgo socket
+ *
+ * Do not wait on it other than through kgo, nor release it.
+ */
+struct socket *kgo_sock_socket(struct kgo_sock *ks);
+
+/**
+ * kgo_sock_accept() - accept a connection
+ * @ks: a listening socket
+ * @newp: the new connection, attached to kgo already; NULL on error
+ * @gfp: for its state
+ * @timeout_ns: how long to wait for a connection
+ *
+ * Return: 0; -ESHUTDOWN, -ETIMEDOUT, -EAGAIN, -EPERM; -ENOMEM (the
+ * connection was accepted and is dropped); an error of kernel_accept().
+ */
+int kgo_sock_accept(struct kgo_sock *ks, struct kgo_sock **newp, gfp_t gfp,
+		    u64 timeout_ns);
+
+/**
+ * kgo_sock_connect() - connect, waiting for the connection to be made
+ * @ks: the kgo socket
+ * @addr: the peer
+ * @addrlen: its length
+ * @timeout_ns: how long to wait
+ *
+ * Return: 0 once connected; -ESHUTDOWN, -ETIMEDOUT (the attempt goes on:
+ * call again to wait more), -EAGAIN, -EPERM; an error of
+ * kernel_connect(), the connection's own (-ECONNREFUSED...) included.
+ */
+int kgo_sock_connect(struct kgo_sock *ks, struct sockaddr *addr, int addrlen,
+		     u64 timeout_ns);
+
+/**
+ * kgo_sock_recv() - receive what has arrived, waiting for at least a byte
+ * @ks: the kgo socket
+ * @buf: where to
+ * @len: at most this much
+ * @timeout_ns: how long to wait for data
+ *
+ * Return: bytes received (0 at the end of the stream); -ESHUTDOWN,
+ * -ETIMEDOUT, -EAGAIN, -EPERM; an error of kernel_recvmsg().
+ */
+ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns);
+
+/**
+ * kgo_sock_send() - send all of a buffer, waiting for room as needed
+ * @ks: the kgo socket
+ * @buf: what
+ * @len: how much
+ * @timeout_ns: how long, in all, to wait for room
+ *
+ * Never raises SIGPIPE. Return: @len; fewer bytes if an error or the
+ * timeout came after some had gone (as send(2) after a signal); else
+ * -ESHUTDOWN, -ETIMEDOUT, -EAGAIN, -EPERM or an error of kernel_sendmsg().
+ */
+ssize_t kgo_sock_send(struct kgo_sock *ks, const void *buf, size_t len,
+		      u64 timeout_ns);
+
+/**
+ * kgo_sock_shutdown() - wake everyone waiting on a socket, for good
+ * @ks: the kgo socket, still owned by someone
+ *
+ * Every call parked on @ks, or made after, returns -ESHUTDOWN; the
+ * connection itself stays until kgo_sock_close(). Any number of times.
+ *
+ * Context: any, hardirq included.
+ */
+void kgo_sock_shutdown(struct kgo_sock *ks);
+
+/**
+ * kgo_sock_close() - kgo_sock_shutdown(), and give up the owner's reference
+ * @ks: the kgo socket, or NULL
+ *
+ * The socket is released (the peer sees the close) now, or when the
+ * last call still running on it returns.
+ *
+ * Context: process.
+ */
+void kgo_sock_close(struct kgo_sock *ks);
 
 #endif /* _KGO_H */

@@ -254,6 +254,22 @@ int kgo_ready(struct kgo_g *g)
 EXPORT_SYMBOL_GPL(kgo_ready);
 
 /*
+ * The first half of a ready: @g, parked, is RUNNABLE and on no queue;
+ * the caller queues it (kgo_injectglist(), for a batch). False, with a
+ * warning, if @g was not parked. Context: any.
+ */
+bool kgo_g_readied(struct kgo_g *g)
+{
+	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
+
+	if (WARN_ONCE(was != KGO_G_WAITING,
+		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
+		return false;
+	kgo_g_stamp_runnable(g);
+	return true;
+}
+
+/*
  * kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a
  * G). From a G the readied G goes to runnext: the next G this P runs
  * once the caller switches out, which in a hand-off (a channel, a
@@ -265,13 +281,10 @@ EXPORT_SYMBOL_GPL(kgo_ready);
  */
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 {
-	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
 	struct kgo_p *p;
 
-	if (WARN_ONCE(was != KGO_G_WAITING,
-		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
+	if (!kgo_g_readied(g))
 		return -EINVAL;
-	kgo_g_stamp_runnable(g);
 	p = m ? kgo_g_p_get(m) : NULL;
 	trace_kgo_g_ready(g->goid, p ? p->id : -1);
 	if (p) {

@@ -27,6 +27,8 @@ static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {
 	[KGO_WAIT_REASON_SLEEP]		= "sleep",
 	[KGO_WAIT_REASON_WAITGROUP]	= "waitgroup",
 	[KGO_WAIT_REASON_MUTEX]		= "mutex",
+	[KGO_WAIT_REASON_SOCK_READ]	= "sock read",
+	[KGO_WAIT_REASON_SOCK_WRITE]	= "sock write",
 };
 
 const char *kgo_waitreason_str(enum kgo_waitreason r)

@@ -56,6 +56,8 @@ enum kgo_waitreason {
 	KGO_WAIT_REASON_SLEEP,
 	KGO_WAIT_REASON_WAITGROUP,
 	KGO_WAIT_REASON_MUTEX,
+	KGO_WAIT_REASON_SOCK_READ,	/* kgo_sock_recv(), _accept() */
+	KGO_WAIT_REASON_SOCK_WRITE,	/* kgo_sock_send(), _connect() */
 	KGO_WAIT_REASON_NR,
 };
 
@@ -67,6 +69,7 @@ int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
 		void *arg, u8 reason);
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);
+bool kgo_g_readied(struct kgo_g *g);
 
 /*
  * A goroutine. Field rules: O = owner per the state rules above;

@@ -36,6 +36,8 @@ TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SELECT);
 TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SLEEP);
 TRACE_DEFINE_ENUM(KGO_WAIT_REASON_WAITGROUP);
 TRACE_DEFINE_ENUM(KGO_WAIT_REASON_MUTEX);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SOCK_READ);
+TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SOCK_WRITE);
 
 /* The same words as kgo_waitreason_str() (g.c), for the same values. */
 #define kgo_show_waitreason(r)						\
@@ -47,7 +49,9 @@ TRACE_DEFINE_ENUM(KGO_WAIT_REASON_MUTEX);
 			 { KGO_WAIT_REASON_SELECT,	"select" },	\
 			 { KGO_WAIT_REASON_SLEEP,	"sleep" },	\
 			 { KGO_WAIT_REASON_WAITGROUP,	"waitgroup" },	\
-			 { KGO_WAIT_REASON_MUTEX,	"mutex" })
+			 { KGO_WAIT_REASON_MUTEX,	"mutex" },	\
+			 { KGO_WAIT_REASON_SOCK_READ,	"sock read" },	\
+			 { KGO_WAIT_REASON_SOCK_WRITE,	"sock write" })
 
 /* A goroutine and the P where something happened to it. */
 DECLARE_EVENT_CLASS(kgo_g_class,

@@ -48,6 +48,13 @@ void kgo_wg_add(struct kgo_waitgroup *wg, long delta)
 }
 EXPORT_SYMBOL_GPL(kgo_wg_add);
 
+void kgo_wg_done_and_exit(struct kgo_waitgroup *wg)
+{
+	kgo_wg_done(wg);
+	kgo_exit();	/* returns only outside a goroutine, with a WARN */
+}
+EXPORT_SYMBOL_GPL(kgo_wg_done_and_exit);
+
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 {
 	unsigned long flags;
