@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,8 @@ FIXTURE_SETUP(echo)
 	ASSERT_LE(0, fd);
 	close(fd);
 	ASSERT_EQ(0, loopback_up());
+	/* A write to a connection the server reset: an error, not a death. */
+	signal(SIGPIPE, SIG_IGN);
 	/* An fd a connection, and some. */
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
 	if (rl.rlim_cur < NCONNS + 64) {
@@ -348,6 +351,9 @@ static int client_watch(int epfd, struct client *c, bool out)
 	return epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/* The first connection's failure, for the log. */
+static char client_error[160];
+
 static int client_write(int epfd, struct client *c, unsigned char *buf)
 {
 	while (c->sent < c->size) {
@@ -358,8 +364,12 @@ static int client_write(int epfd, struct client *c, unsigned char *buf)
 		n = write(c->fd, buf + c->sent, c->size - c->sent);
 		if (n < 0 && errno == EAGAIN)
 			return client_watch(epfd, c, true);
-		if (n <= 0)
+		if (n <= 0) {
+			snprintf(client_error, sizeof(client_error),
+				 "connection %u, message %u: write: %s", c->id, c->trip,
+				 n ? strerror(errno) : "0");
 			return -1;
+		}
 		c->sent += n;
 	}
 	return client_watch(epfd, c, false);
@@ -375,8 +385,12 @@ static int client_read(int epfd, struct client *c, unsigned char *buf, uint64_t 
 
 	if (n < 0 && errno == EAGAIN)
 		return 0;
-	if (n <= 0 || (size_t)n > c->sent - c->rcvd)
+	if (n <= 0 || (size_t)n > c->sent - c->rcvd) {
+		snprintf(client_error, sizeof(client_error),
+			 "connection %u, message %u: read %zd (%s) at %u of %u bytes",
+			 c->id, c->trip, n, n < 0 ? strerror(errno) : "-", c->rcvd, c->size);
 		return -1;
+	}
 	for (ssize_t i = 0; i < n; i++)
 		if (buf[i] != pattern(c->id, c->off + c->rcvd + i))
 			(*bad)++;
@@ -444,7 +458,7 @@ TEST_F_TIMEOUT(echo, verified, 300)
 	}
 	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %llu s", left,
 				  DEADLINE_NS / NSEC);
-	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed", errors);
+	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed, first: %s", errors, client_error);
 	EXPECT_EQ(0, bad) TH_LOG("%llu echoed byte(s) differ from what was sent",
 				 (unsigned long long)bad);
 	for (unsigned int i = 0; i < NCONNS; i++)
