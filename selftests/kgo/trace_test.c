@@ -164,7 +164,8 @@ TEST_F(trace, park_reasons_in_print_fmt)
 {
 	static const char *const reasons[] = {
 		"\"park\"", "\"chan send\"", "\"chan receive\"", "\"select\"",
-		"\"sleep\"", "\"waitgroup\"", "\"mutex\"",
+		"\"sleep\"", "\"waitgroup\"", "\"mutex\"", "\"sock read\"",
+		"\"sock write\"",
 	};
 	char line[4096];
 	bool seen = false;

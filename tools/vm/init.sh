@@ -19,6 +19,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tmpfs tmpfs /tmp
+# Loopback, for the socket tests and the net bench (no other interface).
+ip link set lo up 2>/dev/null
 stty -F /dev/ttyS1 raw -echo
 exec 3>/dev/ttyS1
 

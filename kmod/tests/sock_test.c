@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: sockets (sock.c), over loopback TCP. A goroutine waiting for
+ * data, for room to send or for a connection parks, with its reason, and
+ * is readied by the socket: data arriving, the peer draining, a peer
+ * connecting, the peer closing. Shutdown and close wake it with
+ * -ESHUTDOWN, a timeout with -ETIMEDOUT.
+ *
+ * The goroutines record what they got; the case, on its own thread,
+ * checks (see run_g.c).
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/net.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include <kgo.h>
+#include "g.h"
+#include "tests/run_g.h"
+
+#define MS		((u64)NSEC_PER_MSEC)
+/* How long anything may take on a slow emulated machine. */
+#define SLOW_MS		10000
+
+enum sock_op { OP_RECV, OP_SEND, OP_ACCEPT, OP_CONNECT };
+
+struct sock_call {
+	enum sock_op op;
+	struct kgo_sock *ks;
+	void *buf;
+	size_t len;
+	u64 timeout_ns;
+	struct sockaddr_in *addr;	/* OP_CONNECT */
+	struct kgo_sock *accepted;	/* OP_ACCEPT */
+	struct kgo_g *g;
+	ssize_t ret;
+	u64 took_ns;
+	struct completion done;
+};
+
+static void sock_call_body(void *arg)
+{
+	struct sock_call *c = arg;
+	u64 t0 = ktime_get_ns();
+
+	WRITE_ONCE(c->g, kgo_self());
+	switch (c->op) {
+	case OP_RECV:
+		c->ret = kgo_sock_recv(c->ks, c->buf, c->len, c->timeout_ns);
+		break;
+	case OP_SEND:
+		c->ret = kgo_sock_send(c->ks, c->buf, c->len, c->timeout_ns);
+		break;
+	case OP_ACCEPT:
+		c->ret = kgo_sock_accept(c->ks, &c->accepted, GFP_KERNEL, c->timeout_ns);
+		break;
+	case OP_CONNECT:
+		c->ret = kgo_sock_connect(c->ks, (struct sockaddr *)c->addr,
+					  sizeof(*c->addr), c->timeout_ns);
+		break;
+	}
+	c->took_ns = ktime_get_ns() - t0;
+	complete(&c->done);
+}
+
+static void sock_call_start(struct kunit *test, struct sock_call *c)
+{
+	init_completion(&c->done);
+	KUNIT_ASSERT_GT(test, kgo_go(sock_call_body, c, GFP_KERNEL), 0);
+}
+
+/* Whether the call's goroutine parked (not slept) for @reason in time. */
+static bool sock_call_parked(struct sock_call *c, u8 reason)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(SLOW_MS);
+
+	do {
+		struct kgo_g *g = READ_ONCE(c->g);
+
+		if (g && atomic_read(&g->status) == KGO_G_WAITING &&
+		    READ_ONCE(g->waitreason) == reason)
+			return true;
+		msleep(1);
+	} while (time_before(jiffies, end));
+	return false;
+}
+
+static bool sock_call_done(struct sock_call *c)
+{
+	return wait_for_completion_timeout(&c->done, msecs_to_jiffies(SLOW_MS));
+}
+
+/* A listening socket on 127.0.0.1, an ephemeral port; @addr says which. */
+static struct socket *sock_listener(struct kunit *test, struct sockaddr_in *addr)
+{
+	struct socket *ls;
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sin_family = AF_INET;
+	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &ls), 0);
+	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)addr, sizeof(*addr)), 0);
+	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 16), 0);
+	KUNIT_ASSERT_EQ(test, kernel_getsockname(ls, (struct sockaddr *)addr),
+			(int)sizeof(*addr));
+	return ls;
+}
+
+/*
+ * A connection: @peer a plain kernel socket the case drives from its
+ * thread, the return value the other end, attached to kgo.
+ */
+static struct kgo_sock *sock_pair(struct kunit *test, struct socket **peer)
+{
+	struct sockaddr_in addr;
+	struct socket *ls = sock_listener(test, &addr), *srv;
+	struct kgo_sock *ks;
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, peer), 0);
+	KUNIT_ASSERT_EQ(test, kernel_connect(*peer, (struct sockaddr *)&addr,
+					     sizeof(addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &srv, 0), 0);
+	sock_release(ls);
+	ks = kgo_sock_attach(srv, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(ks));
+	/* A failed case must not block forever on the peer. */
+	(*peer)->sk->sk_rcvtimeo = msecs_to_jiffies(SLOW_MS);
+	return ks;
+}
+
+static int peer_send(struct socket *peer, const void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_flags = MSG_NOSIGNAL };
+
+	return kernel_sendmsg(peer, &msg, &iov, 1, len);
+}
+
+static int peer_recv(struct socket *peer, void *buf, size_t len)
+{
+	struct kvec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {};
+
+	return kernel_recvmsg(peer, &msg, &iov, 1, len, 0);
+}
+
+static void kgo_sock_data_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	char buf[32] = {};
+	struct sock_call c = {
+		.op = OP_RECV, .ks = ks, .buf = buf, .len = sizeof(buf),
+		.timeout_ns = KGO_FOREVER,
+	};
+
+	sock_call_start(test, &c);
+	KUNIT_EXPECT_TRUE(test, sock_call_parked(&c, KGO_WAIT_REASON_SOCK_READ));
+	KUNIT_EXPECT_EQ(test, peer_send(peer, "hello, kgo", 10), 10);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, 10);
+	KUNIT_EXPECT_EQ(test, memcmp(buf, "hello, kgo", 10), 0);
+
+	/* The peer closing is an end of stream: 0, not a wait forever. */
+	c.g = NULL;
+	sock_call_start(test, &c);
+	KUNIT_EXPECT_TRUE(test, sock_call_parked(&c, KGO_WAIT_REASON_SOCK_READ));
+	kernel_sock_shutdown(peer, SHUT_WR);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, 0);
+	sock_release(peer);
+	kgo_sock_close(ks);
+}
+
+/* SO_SNDBUF of 4096 (6.1 has no sock_set_sndbuf()): quick to fill. */
+static void sock_small_sndbuf(struct sock *sk)
+{
+	lock_sock(sk);
+	sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(sk->sk_sndbuf, max_t(int, 2 * 4096, SOCK_MIN_SNDBUF));
+	release_sock(sk);
+}
+
+/* Fills @ks's way to @peer until a send would block; how much went. */
+static size_t sock_fill(struct kgo_sock *ks, void *chunk, size_t len)
+{
+	size_t filled = 0;
+	ssize_t r;
+
+	while ((r = kgo_sock_send(ks, chunk, len, KGO_NOWAIT)) > 0)
+		filled += r;
+	return filled;
+}
+
+static void kgo_sock_write_space_test(struct kunit *test)
+{
+	const size_t more = 64 * 1024;
+	struct socket *peer;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	char *out = kunit_kzalloc(test, more, GFP_KERNEL);
+	char *in = kunit_kzalloc(test, 4096, GFP_KERNEL);
+	struct sock_call c = {
+		.op = OP_SEND, .ks = ks, .buf = out, .len = more,
+		.timeout_ns = KGO_FOREVER,
+	};
+	size_t filled, got = 0;
+	int r;
+
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	sock_small_sndbuf(kgo_sock_socket(ks)->sk);
+	filled = sock_fill(ks, out, more);
+	KUNIT_EXPECT_GT(test, filled, 0);
+
+	sock_call_start(test, &c);
+	KUNIT_EXPECT_TRUE(test, sock_call_parked(&c, KGO_WAIT_REASON_SOCK_WRITE));
+	/* Draining makes room: the goroutine sends the rest as it comes. */
+	while (got < filled + more && (r = peer_recv(peer, in, 4096)) > 0)
+		got += r;
+	KUNIT_EXPECT_EQ(test, got, filled + more);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, (ssize_t)more);
+	sock_release(peer);
+	kgo_sock_close(ks);
+}
+
+static void kgo_sock_close_g(void *arg)
+{
+	kgo_sock_close(arg);
+}
+
+static void kgo_sock_shutdown_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	char buf[8];
+	struct sock_call c = {
+		.op = OP_RECV, .ks = ks, .buf = buf, .len = sizeof(buf),
+		.timeout_ns = KGO_FOREVER,
+	};
+
+	/* Shutdown wakes a parked reader; later calls fail at once. */
+	sock_call_start(test, &c);
+	KUNIT_EXPECT_TRUE(test, sock_call_parked(&c, KGO_WAIT_REASON_SOCK_READ));
+	kgo_sock_shutdown(ks);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, kgo_sock_recv(ks, buf, sizeof(buf), KGO_FOREVER), -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, kgo_sock_send(ks, buf, sizeof(buf), KGO_FOREVER), -ESHUTDOWN);
+	kgo_sock_close(ks);
+	/* The socket went with the close: the peer sees the end. */
+	KUNIT_EXPECT_EQ(test, peer_recv(peer, buf, sizeof(buf)), 0);
+	sock_release(peer);
+}
+
+static void kgo_sock_close_parked_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	char buf[8];
+	struct sock_call c = {
+		.op = OP_RECV, .ks = ks, .buf = buf, .len = sizeof(buf),
+		.timeout_ns = KGO_FOREVER,
+	};
+
+	/* Closed by another goroutine while one is parked on it. */
+	sock_call_start(test, &c);
+	KUNIT_EXPECT_TRUE(test, sock_call_parked(&c, KGO_WAIT_REASON_SOCK_READ));
+	KUNIT_EXPECT_EQ(test, kgo_test_run_in_g(kgo_sock_close_g, ks, SLOW_MS), 0);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, peer_recv(peer, buf, sizeof(buf)), 0);
+	sock_release(peer);
+}
+
+static void kgo_sock_timeout_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	char buf[8];
+	struct sock_call c = {
+		.op = OP_RECV, .ks = ks, .buf = buf, .len = sizeof(buf),
+		.timeout_ns = 50 * MS,
+	};
+
+	KUNIT_EXPECT_EQ(test, kgo_sock_recv(ks, buf, sizeof(buf), KGO_NOWAIT), -EAGAIN);
+	sock_call_start(test, &c);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, c.took_ns, 50 * MS);
+	/* A thread waits the same way, asleep. */
+	KUNIT_EXPECT_EQ(test, kgo_sock_recv(ks, buf, sizeof(buf), 20 * MS), -ETIMEDOUT);
+	/* Data after a timeout is still there for the next call. */
+	KUNIT_EXPECT_EQ(test, peer_send(peer, "x", 1), 1);
+	KUNIT_EXPECT_EQ(test, kgo_sock_recv(ks, buf, sizeof(buf), SLOW_MS * MS), 1);
+	sock_release(peer);
+	kgo_sock_close(ks);
+}
+
+#define NACCEPT	4
+
+/*
+ * Goroutines parked in accept on one listener: a connect made through
+ * kgo readies one, a close all the others, in one batch.
+ */
+static void kgo_sock_accept_test(struct kunit *test)
+{
+	struct sockaddr_in addr;
+	struct socket *ls = sock_listener(test, &addr), *cs;
+	struct kgo_sock *lks = kgo_sock_attach(ls, GFP_KERNEL), *cks;
+	struct sock_call *acc = kunit_kcalloc(test, NACCEPT, sizeof(*acc), GFP_KERNEL);
+	struct sock_call conn = {
+		.op = OP_CONNECT, .addr = &addr, .timeout_ns = SLOW_MS * MS,
+	};
+	int i, accepted = 0, shut = 0;
+	char buf[4];
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lks));
+	KUNIT_ASSERT_NOT_NULL(test, acc);
+	/* One struct socket has one kgo state. */
+	KUNIT_EXPECT_EQ(test, PTR_ERR(kgo_sock_attach(ls, GFP_KERNEL)), -EBUSY);
+
+	for (i = 0; i < NACCEPT; i++) {
+		acc[i] = (struct sock_call){
+			.op = OP_ACCEPT, .ks = lks, .timeout_ns = KGO_FOREVER,
+		};
+		sock_call_start(test, &acc[i]);
+	}
+	for (i = 0; i < NACCEPT; i++)
+		KUNIT_EXPECT_TRUE(test, sock_call_parked(&acc[i], KGO_WAIT_REASON_SOCK_READ));
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &cs), 0);
+	cks = kgo_sock_attach(cs, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cks));
+	conn.ks = cks;
+	sock_call_start(test, &conn);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&conn));
+	KUNIT_EXPECT_EQ(test, conn.ret, 0);
+	/* Whichever accepted it, wait for it, then close the rest out. */
+	for (i = 0; i < SLOW_MS && !accepted; i++) {
+		int j;
+
+		for (j = 0; j < NACCEPT; j++)
+			if (completion_done(&acc[j].done) && acc[j].ret == 0)
+				accepted++;
+		msleep(1);
+	}
+	KUNIT_EXPECT_EQ(test, accepted, 1);
+	kgo_sock_close(lks);
+	for (i = 0; i < NACCEPT; i++) {
+		KUNIT_ASSERT_TRUE(test, sock_call_done(&acc[i]));
+		if (acc[i].ret == -ESHUTDOWN) {
+			shut++;
+			continue;
+		}
+		KUNIT_EXPECT_EQ(test, acc[i].ret, 0);
+		/* The two ends talk through kgo. */
+		KUNIT_EXPECT_EQ(test, kgo_sock_send(cks, "ping", 4, SLOW_MS * MS), 4);
+		KUNIT_EXPECT_EQ(test, kgo_sock_recv(acc[i].accepted, buf, 4, SLOW_MS * MS), 4);
+		KUNIT_EXPECT_EQ(test, memcmp(buf, "ping", 4), 0);
+		kgo_sock_close(acc[i].accepted);
+	}
+	KUNIT_EXPECT_EQ(test, shut, NACCEPT - 1);
+	kgo_sock_close(cks);
+}
+
+/* A connect to a port nobody listens on fails with the connection's error. */
+static void kgo_sock_refused_test(struct kunit *test)
+{
+	struct sockaddr_in addr;
+	struct socket *ls = sock_listener(test, &addr), *cs;
+	struct kgo_sock *cks;
+	struct sock_call conn = {
+		.op = OP_CONNECT, .addr = &addr, .timeout_ns = SLOW_MS * MS,
+	};
+
+	sock_release(ls);	/* the port is free again */
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+					       IPPROTO_TCP, &cs), 0);
+	cks = kgo_sock_attach(cs, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(cks));
+	conn.ks = cks;
+	sock_call_start(test, &conn);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&conn));
+	KUNIT_EXPECT_EQ(test, conn.ret, -ECONNREFUSED);
+	kgo_sock_close(cks);
+}
+
+static struct kunit_case kgo_sock_cases[] = {
+	KUNIT_CASE(kgo_sock_data_test),
+	KUNIT_CASE(kgo_sock_write_space_test),
+	KUNIT_CASE(kgo_sock_shutdown_test),
+	KUNIT_CASE(kgo_sock_close_parked_test),
+	KUNIT_CASE(kgo_sock_timeout_test),
+	KUNIT_CASE(kgo_sock_accept_test),
+	KUNIT_CASE(kgo_sock_refused_test),
+	{}
+};
+
+static struct kunit_suite kgo_sock_suite = {
+	.name = "kgo_sock",
+	.test_cases = kgo_sock_cases,
+};
+kunit_test_suites(&kgo_sock_suite);
