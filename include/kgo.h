@@ -591,9 +591,10 @@ struct sockaddr;
  * socket is released. From now on @sock belongs to kgo: release it with
  * kgo_sock_close(), never sock_release().
  *
- * Context: process. Return: the kgo socket; ERR_PTR(-ENOMEM), or
- * ERR_PTR(-EBUSY) if @sock has sk_user_data (then @sock is still the
- * caller's).
+ * Context: process. Return: the kgo socket; ERR_PTR(-ENOMEM),
+ * ERR_PTR(-EBUSY) if @sock has sk_user_data, or ERR_PTR(-EINVAL) if it
+ * is a connection of a kgo listener accepted other than with
+ * kgo_sock_accept() (then @sock is still the caller's).
  */
 struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp);
 
@@ -601,7 +602,10 @@ struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp);
  * kgo_sock_socket() - the kernel socket, for kernel_bind(), options...
  * @ks: the kgo socket
  *
- * Do not wait on it other than through kgo, nor release it.
+ * Do not wait on it other than through kgo, nor release it; accept a
+ * listener's connections with kgo_sock_accept() only (a connection
+ * starts as a copy of its listener, kgo's callbacks included, which
+ * kgo_sock_accept() undoes).
  */
 struct socket *kgo_sock_socket(struct kgo_sock *ks);
 

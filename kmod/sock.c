@@ -145,7 +145,7 @@ static void kgo_sock_data_ready(struct sock *sk)
 	struct kgo_sock *ks;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ks = sk->sk_user_data;
+	ks = __locked_read_sk_user_data_with_flags(sk, 0);
 	if (ks) {
 		kgo_sock_wake(ks, KGO_SOCK_RD, false);
 		ks->saved_data_ready(sk);
@@ -160,7 +160,7 @@ static void kgo_sock_write_space(struct sock *sk)
 	struct kgo_sock *ks;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ks = sk->sk_user_data;
+	ks = __locked_read_sk_user_data_with_flags(sk, 0);
 	if (ks) {
 		kgo_sock_wake(ks, KGO_SOCK_WR, false);
 		ks->saved_write_space(sk);
@@ -176,7 +176,7 @@ static void kgo_sock_state_change(struct sock *sk)
 	struct kgo_sock *ks;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ks = sk->sk_user_data;
+	ks = __locked_read_sk_user_data_with_flags(sk, 0);
 	if (ks) {
 		kgo_sock_wake(ks, KGO_SOCK_RD | KGO_SOCK_WR, false);
 		ks->saved_state_change(sk);
@@ -191,7 +191,7 @@ static void kgo_sock_error_report(struct sock *sk)
 	struct kgo_sock *ks;
 
 	read_lock_bh(&sk->sk_callback_lock);
-	ks = sk->sk_user_data;
+	ks = __locked_read_sk_user_data_with_flags(sk, 0);
 	if (ks) {
 		kgo_sock_wake(ks, KGO_SOCK_RD | KGO_SOCK_WR, false);
 		ks->saved_error_report(sk);
@@ -201,7 +201,22 @@ static void kgo_sock_error_report(struct sock *sk)
 	read_unlock_bh(&sk->sk_callback_lock);
 }
 
-struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp)
+/*
+ * A connection accepted from a kgo listener is a clone of it, callbacks
+ * included (sk_user_data is not copied: attach sets NOCOPY). Until it is
+ * attached, kgo's callbacks on it find no state and call nothing: nobody
+ * can wait on a connection not yet accepted. Attaching it puts back the
+ * listener's originals first, then wraps them as for any socket: so its
+ * connections must be accepted with kgo_sock_accept(), which knows the
+ * listener.
+ */
+static bool kgo_sock_is_ours(struct sock *sk)
+{
+	return sk->sk_data_ready == kgo_sock_data_ready;
+}
+
+static struct kgo_sock *__kgo_sock_attach(struct socket *sock, gfp_t gfp,
+					  struct kgo_sock *parent)
 {
 	struct sock *sk = sock->sk;
 	struct kgo_sock *ks;
@@ -216,22 +231,34 @@ struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp)
 	INIT_LIST_HEAD(&ks->wr.waiters);
 
 	write_lock_bh(&sk->sk_callback_lock);
-	if (sk->sk_user_data) {
+	if (sk->sk_user_data || (kgo_sock_is_ours(sk) && !parent)) {
 		write_unlock_bh(&sk->sk_callback_lock);
 		kfree(ks);
-		return ERR_PTR(-EBUSY);
+		return ERR_PTR(sk->sk_user_data ? -EBUSY : -EINVAL);
+	}
+	if (parent && kgo_sock_is_ours(sk)) {
+		sk->sk_data_ready = parent->saved_data_ready;
+		sk->sk_write_space = parent->saved_write_space;
+		sk->sk_state_change = parent->saved_state_change;
+		sk->sk_error_report = parent->saved_error_report;
 	}
 	ks->saved_data_ready = sk->sk_data_ready;
 	ks->saved_write_space = sk->sk_write_space;
 	ks->saved_state_change = sk->sk_state_change;
 	ks->saved_error_report = sk->sk_error_report;
-	sk->sk_user_data = ks;
+	/* NOCOPY: a clone (an accepted connection) does not inherit it. */
+	__rcu_assign_sk_user_data_with_flags(sk, ks, SK_USER_DATA_NOCOPY);
 	sk->sk_data_ready = kgo_sock_data_ready;
 	sk->sk_write_space = kgo_sock_write_space;
 	sk->sk_state_change = kgo_sock_state_change;
 	sk->sk_error_report = kgo_sock_error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
 	return ks;
+}
+
+struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp)
+{
+	return __kgo_sock_attach(sock, gfp, NULL);
 }
 EXPORT_SYMBOL_GPL(kgo_sock_attach);
 
@@ -252,7 +279,7 @@ static void kgo_sock_put(struct kgo_sock *ks)
 	sk->sk_write_space = ks->saved_write_space;
 	sk->sk_state_change = ks->saved_state_change;
 	sk->sk_error_report = ks->saved_error_report;
-	sk->sk_user_data = NULL;
+	rcu_assign_sk_user_data(sk, NULL);
 	write_unlock_bh(&sk->sk_callback_lock);
 	/* Nobody waits: a waiter holds a reference. */
 	WARN_ON_ONCE(!list_empty(&ks->rd.waiters) || !list_empty(&ks->wr.waiters));
@@ -426,7 +453,7 @@ int kgo_sock_accept(struct kgo_sock *ks, struct kgo_sock **newp, gfp_t gfp,
 		}
 		r = kernel_accept(ks->sock, &nsock, O_NONBLOCK);
 		if (!r) {
-			struct kgo_sock *nks = kgo_sock_attach(nsock, gfp);
+			struct kgo_sock *nks = __kgo_sock_attach(nsock, gfp, ks);
 
 			if (IS_ERR(nks)) {
 				/* The peer sees a reset: no memory to serve it. */
