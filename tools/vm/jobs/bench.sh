@@ -143,6 +143,90 @@ kgo_tree_depth() {
 		/tmp/kgo_bench.out 2>/dev/null | head -n 1
 }
 
+# The "net" group (bench/net): echo servers over loopback TCP, each
+# loaded by netload with N connections in closed loops of 64-byte round
+# trips, every echoed byte checked: kgo's echo sample (kgo_echo.ko, a
+# goroutine per connection), Go (go_echo, a goroutine per connection),
+# C epoll (epoll_echo, a thread per CPU) and the kernel's own way
+# (kthread_echo.ko, a kthread per connection). Each server has its own
+# port, so that no run meets the last one's TIME_WAITs on its own.
+# KGO_BENCH_NET_STANDIN=1 (KGO_VM_APPEND) runs kthread_echo.ko in kgo's
+# place: only to try the group's plumbing where kgo_echo.ko is not built.
+net_sizes="100 1000 10000"
+net_time="-secs 3 -warmup 1"
+if [ "$smoke" = 1 ]; then
+	net_sizes="10 50"
+	net_time="-secs 1 -warmup 0"
+fi
+net_kgo_ko=/kgo/kgo_echo.ko
+[ "${KGO_BENCH_NET_STANDIN:-0}" = 1 ] && net_kgo_ko=/kgo/kthread_echo.ko
+net_largest=${net_sizes##* }
+
+net_port() {
+	case "$1" in
+	kgo) echo 7007 ;;
+	go) echo 7101 ;;
+	epoll) echo 7102 ;;
+	kthread) echo 7103 ;;
+	esac
+}
+
+# Whether something listens on TCP port $1, from /proc/net/tcp.
+net_listening() {
+	grep -q ":$(printf %04X "$1") 00000000:0000 0A " /proc/net/tcp
+}
+
+# net_run IMPL N: starts IMPL's server, waits until it listens, runs
+# netload against it, stops it. Memory per connection is netload's
+# -mem: MemTotal - MemFree with every connection open and at rest, less
+# the same before it connects, over N (bench/net/netload.c says why that
+# measure is the one fair to all four). During kgo's largest run netload
+# also samples kgo's Ms (threads= of debugfs's sched) while it measures.
+net_run() {
+	local impl=$1 conns=$2 port pid= i rc ms=
+	port=$(net_port "$impl")
+	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || return 1
+	# The client's ports, from above the servers' up.
+	echo "16384 65535" >/proc/sys/net/ipv4/ip_local_port_range
+	if net_listening "$port"; then
+		echo "port $port is already taken"
+		return 1
+	fi
+	case "$impl" in
+	kgo)
+		insmod $net_kgo_ko port="$port" || return 1
+		[ "$conns" = "$net_largest" ] && ms=-kgo-ms
+		;;
+	kthread) insmod /kgo/kthread_echo.ko port="$port" max_conns="$conns" || return 1 ;;
+	go) $bin/go_echo -port "$port" & pid=$! ;;
+	epoll) $bin/epoll_echo -port "$port" & pid=$! ;;
+	esac
+	i=0
+	while ! net_listening "$port" && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if net_listening "$port"; then
+		# shellcheck disable=SC2086 # the words of $net_time
+		$bin/netload -impl "$impl" -conns "$conns" -port "$port" $net_time \
+			-verify -mem $ms
+		rc=$?
+	else
+		echo "$impl: nothing listens on port $port after 10 s"
+		rc=1
+	fi
+	case "$impl" in
+	kgo) rmmod "$(basename $net_kgo_ko .ko)" || rc=1 ;;
+	kthread) rmmod kthread_echo || rc=1 ;;
+	*) kill "$pid" && wait "$pid" ;;
+	esac
+	if net_listening "$port"; then
+		echo "$impl: port $port still listens after the server stopped"
+		rc=1
+	fi
+	return $rc
+}
+
 # step METRIC IMPL CMD...: one benchmark, $runs times. With count=1 it
 # only counts the steps, so that progress can say "[n/total]".
 # KGO_BENCH_ONLY=<glob> (on KGO_VM_APPEND) runs only the steps whose
@@ -165,6 +249,10 @@ step() {
 	if [ "$1" = kernel_suite ] || [ "$1" = kmod_only ] || [ "$1" = fair_kgo_go ] &&
 		[ ! -f /kgo/kgo_bench.ko ]; then
 		echo "$what: skipped: no /kgo/kgo_bench.ko (bench/kmod not built)"
+		return
+	fi
+	if [ "$1" = net_run ] && [ "$2" = kgo ] && [ ! -f "$net_kgo_ko" ]; then
+		echo "$what: skipped: no $net_kgo_ko (samples/echo not built)"
 		return
 	fi
 	echo "$what ..."
@@ -209,6 +297,12 @@ steps() {
 	done
 	step fair_kgo_go kgo fair_kgo_go
 	step fair_pingpong_hog kgo kmod_only fair_pingpong_hog
+	# The net group: each size, every server in turn.
+	for c in $net_sizes; do
+		for impl in kgo go epoll kthread; do
+			step "net_c$c" "$impl" net_run "$impl" "$c"
+		done
+	done
 	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
 		runs_saved=$runs runs=1
 		step max_queued kgo max_queued

@@ -1,0 +1,3 @@
+module kgo/bench/net/goecho
+
+go 1.19
