@@ -273,7 +273,8 @@ static int crc_run_init(struct crc_run *r, const char *path, size_t chunk)
 	struct inode *inode;
 	unsigned int i;
 
-	r->file = filp_open(path, O_RDONLY | O_LARGEFILE, 0);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	r->file = filp_open(path, O_RDONLY | O_NONBLOCK | O_LARGEFILE, 0);
 	if (IS_ERR(r->file))
 		return PTR_ERR(r->file);
 	inode = file_inode(r->file);

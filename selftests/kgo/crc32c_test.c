@@ -5,8 +5,9 @@
  * the one userspace computes, for an empty file, one byte, a size that
  * is not a multiple of the chunk and a few MiB of random bytes, at
  * several chunk sizes; bad requests (no such file, a directory, a
- * device, a file over max_file_mb, a bad chunk size) fail with their
- * errno and leave the module working; no goroutine outlives a request.
+ * device, a FIFO, a file over max_file_mb, a bad chunk size) fail with
+ * their errno and leave the module working; no goroutine outlives a
+ * request.
  *
  * Loads the module from $KGO_CRC32C_MODULE (default
  * /kgo/kgo_crc32c.ko) and unloads it at the end; skips without it.
@@ -264,6 +265,7 @@ TEST_F_TIMEOUT(crc32c, bad_requests, 120)
 		{ "/nonexistent/kgo_crc32c\n", ENOENT },
 		{ "/tmp\n", EISDIR },
 		{ "/dev/null\n", EINVAL },
+		{ "/tmp/kgo_crc32c.fifo\n", EINVAL },	/* and not a wait for a writer */
 		{ "\n", EINVAL },
 		{ "/tmp/kgo_crc32c.small 1\n", EINVAL },	/* under 4K */
 		{ "/tmp/kgo_crc32c.small 32M\n", EINVAL },	/* over 16M */
@@ -281,6 +283,8 @@ TEST_F_TIMEOUT(crc32c, bad_requests, 120)
 	data = calloc(1, big_len);
 	ASSERT_NE(NULL, data);
 	ASSERT_EQ(0, write_file(small, "kgo", 3));
+	unlink("/tmp/kgo_crc32c.fifo");
+	ASSERT_EQ(0, mkfifo("/tmp/kgo_crc32c.fifo", 0600));
 	ASSERT_EQ(0, write_file(big, data, big_len));
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -309,6 +313,7 @@ TEST_F_TIMEOUT(crc32c, bad_requests, 120)
 	check_results(_metadata, crc32c((const unsigned char *)"kgo", 3), 3, CHUNK);
 	unlink(small);
 	unlink(big);
+	unlink("/tmp/kgo_crc32c.fifo");
 	free(data);
 }
 
