@@ -303,7 +303,6 @@ static int crc_run_file(const char *path, size_t chunk)
 	struct crc_run *r;
 	int err, i, len = 0;
 
-	results[0] = '\0';
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
@@ -334,7 +333,8 @@ static ssize_t control_write(struct file *f, const char __user *ubuf, size_t len
 {
 	size_t chunk = (size_t)READ_ONCE(chunk_kb) * SZ_1K;
 	char *buf, *path, *arg, *end;
-	int err = 0;
+	bool bad = false;
+	int err;
 
 	if (len > PATH_MAX + 32)
 		return -ENAMETOOLONG;
@@ -345,15 +345,13 @@ static ssize_t control_write(struct file *f, const char __user *ubuf, size_t len
 	path = strsep(&arg, " \t");
 	if (arg) {
 		chunk = memparse(skip_spaces(arg), &end);
-		if (*end)
-			err = -EINVAL;
+		bad = *end;
 	}
-	if (!*path || chunk < CHUNK_MIN || chunk > CHUNK_MAX)
-		err = -EINVAL;
-	if (!err)
-		err = mutex_lock_interruptible(&crc_lock);
+	bad |= !*path || chunk < CHUNK_MIN || chunk > CHUNK_MAX;
+	err = mutex_lock_interruptible(&crc_lock);
 	if (!err) {
-		err = crc_run_file(path, chunk);
+		results[0] = '\0';	/* a request that fails leaves none */
+		err = bad ? -EINVAL : crc_run_file(path, chunk);
 		mutex_unlock(&crc_lock);
 	}
 	kfree(buf);
