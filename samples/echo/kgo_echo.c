@@ -26,6 +26,7 @@
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 
 #include <kgo.h>
 
@@ -89,6 +90,8 @@ static void echo_start(struct kgo_sock *ks)
 		return;
 	}
 	c->ks = ks;
+	/* An echo is one small write per request: send it now (Nagle off). */
+	tcp_sock_set_nodelay(kgo_sock_socket(ks)->sk);
 	spin_lock(&conns_lock);
 	if (stopping || nconns >= max_conns) {
 		spin_unlock(&conns_lock);

@@ -82,9 +82,12 @@ fi
 # pollwake(): poll(2)'s wake-up sets pwq->triggered after a barrier
 # while the poller reads it before sleeping; a missed store only
 # costs a sleep that the wake-up ends (a report names either side).
+# probe_sched_switch(): the tracer reads its cmdline-recording count
+# without a lock while enabling an event bumps it; a switch recorded
+# or not around that moment is all it decides.
 kcsan=/sys/kernel/debug/kcsan
 if [ -e $kcsan ]; then
-	for f in ktime_get_mono_fast_ns pollwake; do
+	for f in ktime_get_mono_fast_ns pollwake probe_sched_switch; do
 		echo "!$f" >$kcsan
 	done
 fi

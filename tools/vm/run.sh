@@ -90,6 +90,24 @@ cp "$mods/kmod/misuse/kgo_misuse.ko" "$root/kgo/"
 for ko in "$mods"/samples/*/*.ko; do
 	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
 done
+# The Debian kernel's own modules that samples need (built in on the
+# debug kernels), uncompressed, in /kgo/deps; deps/order lists them in
+# the order to load them: crc32c() is libcrc32c's, which wants a
+# crc32c provider loaded first.
+if [ -n "${kver:-}" ]; then
+	mkdir -p "$root/kgo/deps"
+	for m in crypto/crc32c_generic lib/libcrc32c; do
+		ko=/lib/modules/$kver/kernel/$m.ko dst=$root/kgo/deps/${m#*/}.ko
+		if [ -f "$ko.xz" ]; then
+			xz -dc "$ko.xz" >"$dst"
+		elif [ -f "$ko" ]; then
+			cp "$ko" "$dst"
+		else
+			continue
+		fi
+		echo "${m#*/}.ko" >>"$root/kgo/deps/order"
+	done
+fi
 cp "$bins"/selftests/* "$root/kgo/selftests/"
 cp "$bins/kgoctl" "$root/bin/"
 [ -n "${KGO_VM_EXTRA:-}" ] && cp -r "$KGO_VM_EXTRA"/. "$root/kgo/"

@@ -226,6 +226,29 @@ net_run() {
 	fi
 	return $rc
 }
+# The CRC32C of a tmpfs file of $1 MiB three ways (samples/crc32c):
+# kgo's goroutines, one thread, a workqueue. One write runs all three;
+# each line of its result becomes a figure of metric $2.
+crc32c_file() {
+	local d=/sys/kernel/debug/kgo_crc32c f=/tmp/crc32c.data m rc
+	[ -f $f ] || dd if=/dev/urandom of=$f bs=1M count="$1" 2>/dev/null || return 1
+	for m in $(cat /kgo/deps/order 2>/dev/null); do
+		insmod /kgo/deps/"$m" 2>/dev/null
+	done
+	insmod /kgo/kgo_crc32c.ko || return 1
+	echo $f >$d/control &&
+		sed -n "s/^\([a-z]*\) crc=[^ ]* ns=\([0-9]*\).*/{\"metric\":\"$2\",\"impl\":\"\1\",\"unit\":\"ns\",\"value\":\2}/p" $d/result
+	rc=$?
+	rmmod kgo_crc32c
+	return $rc
+}
+crc32c_steps() {
+	local mb=64
+	[ "$smoke" = 1 ] && mb=1
+	[ -f /kgo/kgo_crc32c.ko ] || return
+	step "crc32c_${mb}m" kgo,thread,workqueue crc32c_file $mb "crc32c_${mb}m"
+	rm -f /tmp/crc32c.data
+}
 
 # step METRIC IMPL CMD...: one benchmark, $runs times. With count=1 it
 # only counts the steps, so that progress can say "[n/total]".
@@ -303,6 +326,7 @@ steps() {
 			step "net_c$c" "$impl" net_run "$impl" "$c"
 		done
 	done
+	crc32c_steps
 	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
 		runs_saved=$runs runs=1
 		step max_queued kgo max_queued
