@@ -82,12 +82,15 @@ fi
 # pollwake(): poll(2)'s wake-up sets pwq->triggered after a barrier
 # while the poller reads it before sleeping; a missed store only
 # costs a sleep that the wake-up ends (a report names either side).
-# probe_sched_switch(): the tracer reads its cmdline-recording count
-# without a lock while enabling an event bumps it; a switch recorded
-# or not around that moment is all it decides.
+# tracing_start_sched_switch(): enabling a trace event bumps the
+# tracer's cmdline/tgid recording counts under a mutex while its
+# probe_sched_switch()/probe_sched_wakeup() read them without one; a
+# task name recorded or not around that moment is all it decides.
+# (KCSAN checks both sides' frames, so the writer covers every probe.)
 kcsan=/sys/kernel/debug/kcsan
 if [ -e $kcsan ]; then
-	for f in ktime_get_mono_fast_ns pollwake probe_sched_switch; do
+	for f in ktime_get_mono_fast_ns pollwake tracing_start_sched_switch \
+		 probe_sched_switch probe_sched_wakeup; do
 		echo "!$f" >$kcsan
 	done
 fi
