@@ -22,15 +22,23 @@
  * and handed over with one kgo_injectglist(), as Go's netpoll does
  * with what one epoll_wait() returned.
  *
- * No lost wake-up. Each list has a sequence number that every callback
- * bumps under @lock, whether or not anyone waits. A caller reads it
- * (acquire: the read is not satisfied after the try) before its
- * non-blocking try, and on -EAGAIN goes on the list only if it has not
- * moved, checked under @lock. Readiness that came after the try's check
- * of the socket either bumped the number before that check, so the
- * caller tries again, or finds the caller on the list. The callbacks
- * wake every waiter of their list: each goes back to its try, and those
- * that lose the race for the data wait again.
+ * No lost wake-up, and no lock when nobody waits. Each list has a
+ * sequence number, which every callback bumps with a fully ordered
+ * atomic whether or not anyone waits, and a count of the callers about
+ * to wait on it or waiting. A caller reads the number (acquire: its
+ * try then sees what the callback that bumped it saw) before its
+ * non-blocking try. On -EAGAIN it takes @lock, counts itself in, and
+ * with a full barrier between, reads the number again: if it moved, it
+ * tries again; if not, it goes on the list before it drops @lock. The
+ * callback bumps the number, then (the same full barrier) reads the
+ * count, and takes @lock only if it is not zero. This is the store
+ * buffer pattern of wq_has_sleeper() and waitqueue_active(): either
+ * the caller sees the new number, or the callback sees the count and
+ * waits for @lock, which the caller holds until it is on the list. So
+ * a socket whose goroutine is busy elsewhere costs its callbacks one
+ * atomic, not an interrupts-off lock. A callback that finds the count
+ * set wakes every waiter of the list: each goes back to its try, and
+ * those that lose the race for the data wait again.
  *
  * The callbacks. attach saves sk_data_ready, sk_write_space,
  * sk_state_change and sk_error_report and installs kgo's, under the
@@ -73,7 +81,8 @@
 
 struct kgo_sock_queue {
 	struct list_head waiters;	/* kgo_wait_node, under kgo_sock.lock */
-	unsigned long seq;		/* bumped under kgo_sock.lock; see above */
+	atomic_long_t seq;		/* bumped by every callback; see above */
+	atomic_t nwait;			/* callers counted in by kgo_sock_wait() */
 };
 
 struct kgo_sock {
@@ -102,7 +111,6 @@ static u32 kgo_sock_claim_all(struct kgo_sock_queue *q, struct kgo_gqueue *gq)
 	struct kgo_wait_node *n;
 	u32 count = 0;
 
-	WRITE_ONCE(q->seq, q->seq + 1);
 	while ((n = kgo_waiter_dequeue(&q->waiters))) {
 		struct kgo_waiter *w = n->w;
 
@@ -117,19 +125,44 @@ static u32 kgo_sock_claim_all(struct kgo_sock_queue *q, struct kgo_gqueue *gq)
 	return count;
 }
 
-/* Wakes the waiters of @which lists. Context: any; ks->lock not held. */
+/*
+ * Bumps @q's sequence; whether anyone may wait on it. Fully ordered:
+ * what the socket's readiness changed is visible before the new number
+ * (the callers' acquire), and the count is read after it (the store
+ * buffer pattern with kgo_sock_wait(), see the essay).
+ */
+static bool kgo_sock_bump(struct kgo_sock_queue *q)
+{
+	atomic_long_inc_return(&q->seq);
+	return atomic_read(&q->nwait);
+}
+
+/*
+ * Wakes the waiters of @which lists, or with @close all of them for
+ * good. Context: any; ks->lock not held.
+ */
 static void kgo_sock_wake(struct kgo_sock *ks, unsigned int which, bool close)
 {
 	struct kgo_gqueue gq = {};
 	unsigned long flags;
+	unsigned int busy = 0;
 	u32 n = 0;
+
+	if ((which & KGO_SOCK_RD) && kgo_sock_bump(&ks->rd))
+		busy |= KGO_SOCK_RD;
+	if ((which & KGO_SOCK_WR) && kgo_sock_bump(&ks->wr))
+		busy |= KGO_SOCK_WR;
+	if (close)
+		busy = which;
+	if (!busy)
+		return;		/* the common case of a busy goroutine: no lock */
 
 	spin_lock_irqsave(&ks->lock, flags);
 	if (close)
 		WRITE_ONCE(ks->closed, true);
-	if (which & KGO_SOCK_RD)
+	if (busy & KGO_SOCK_RD)
 		n += kgo_sock_claim_all(&ks->rd, &gq);
-	if (which & KGO_SOCK_WR)
+	if (busy & KGO_SOCK_WR)
 		n += kgo_sock_claim_all(&ks->wr, &gq);
 	spin_unlock_irqrestore(&ks->lock, flags);
 	if (n)
@@ -323,6 +356,7 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
 			 unsigned long seq, u64 deadline, u8 reason)
 {
 	u64 left = KGO_FOREVER;
+	int r;
 
 	if (deadline == KGO_NOWAIT)
 		return -EAGAIN;
@@ -338,12 +372,18 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
 		spin_unlock_irq(&ks->lock);
 		return -ESHUTDOWN;
 	}
-	if (q->seq != seq) {
+	atomic_inc(&q->nwait);
+	/* Pairs with kgo_sock_bump(): we see its number, or it our count. */
+	smp_mb__after_atomic();
+	if (atomic_long_read(&q->seq) != seq) {
+		atomic_dec(&q->nwait);
 		spin_unlock_irq(&ks->lock);
 		return 0;
 	}
 	/* Releases ks->lock once the caller is parked or asleep. */
-	return kgo_waiter_wait_on(&q->waiters, &ks->lock, left, reason);
+	r = kgo_waiter_wait_on(&q->waiters, &ks->lock, left, reason);
+	atomic_dec(&q->nwait);
+	return r;
 }
 
 /*
@@ -363,7 +403,7 @@ static int kgo_sock_enter(struct kgo_sock *ks, const char *fn)
 /* Acquire: the try below reads the socket after this. See the essay. */
 static unsigned long kgo_sock_seq(struct kgo_sock_queue *q)
 {
-	return smp_load_acquire(&q->seq);
+	return atomic_long_read_acquire(&q->seq);
 }
 
 ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns)

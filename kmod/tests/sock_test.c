@@ -18,6 +18,7 @@
 #include <linux/ktime.h>
 #include <linux/net.h>
 #include <linux/slab.h>
+#include <linux/tcp.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -425,6 +426,74 @@ static void kgo_sock_refused_test(struct kunit *test)
 	kgo_sock_close(cks);
 }
 
+/*
+ * Round trips of one byte: each arrives while the goroutine is somewhere
+ * between its try and its park, or parked, or still sending the last
+ * echo; a callback that missed a waiter it should have seen leaves a
+ * round trip to time out. The goroutine counts what it echoed.
+ */
+#define PINGPONG_ROUNDS	2000
+
+struct sock_echo {
+	struct kgo_sock *ks;
+	int rounds;
+	ssize_t err;
+	struct completion done;
+};
+
+static void sock_echo_body(void *arg)
+{
+	struct sock_echo *e = arg;
+	char b;
+
+	for (;;) {
+		ssize_t r = kgo_sock_recv(e->ks, &b, 1, SLOW_MS * MS);
+
+		if (r <= 0) {
+			e->err = r;
+			break;
+		}
+		r = kgo_sock_send(e->ks, &b, 1, SLOW_MS * MS);
+		if (r != 1) {
+			e->err = r;
+			break;
+		}
+		e->rounds++;
+	}
+	complete(&e->done);
+}
+
+static void kgo_sock_pingpong_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct sock_echo e = { .ks = sock_pair(test, &peer) };
+	int i, lost = 0;
+	char b;
+
+	/* No Nagle: each byte goes at once, as in kgo_echo. */
+	tcp_sock_set_nodelay(peer->sk);
+	tcp_sock_set_nodelay(kgo_sock_socket(e.ks)->sk);
+	init_completion(&e.done);
+	KUNIT_ASSERT_GT(test, kgo_go(sock_echo_body, &e, GFP_KERNEL), 0);
+	for (i = 0; i < PINGPONG_ROUNDS; i++) {
+		b = (char)i;
+		if (peer_send(peer, &b, 1) != 1 || peer_recv(peer, &b, 1) != 1 ||
+		    b != (char)i) {
+			lost = i + 1;
+			break;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	/* End of stream: the goroutine's recv returns 0 and it ends. */
+	kernel_sock_shutdown(peer, SHUT_WR);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&e.done,
+							   msecs_to_jiffies(2 * SLOW_MS)));
+	KUNIT_EXPECT_EQ(test, e.err, 0);
+	KUNIT_EXPECT_EQ(test, e.rounds, PINGPONG_ROUNDS);
+	sock_release(peer);
+	kgo_sock_close(e.ks);
+}
+
 static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_data_test),
 	KUNIT_CASE(kgo_sock_write_space_test),
@@ -434,6 +503,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_accept_test),
 	KUNIT_CASE(kgo_sock_accept_behind_test),
 	KUNIT_CASE(kgo_sock_refused_test),
+	KUNIT_CASE(kgo_sock_pingpong_test),
 	{}
 };
 
