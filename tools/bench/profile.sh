@@ -15,8 +15,10 @@
 #
 # Environment: KGO_PROFILE (the workload, kgo_bench.ko's only= name:
 # spawn, yield_pingpong, chan_pingpong, wake_latency, tree_allp...;
-# default yield_pingpong), KGO_PROFILE_SCALE
-# (kgo_bench.ko's scale=, default 5: a few seconds of the workload),
+# default yield_pingpong; or net_<impl>_c<N>: make bench's net group,
+# server <impl> (kgo, epoll, go, kthread) under N connections),
+# KGO_PROFILE_SCALE (kgo_bench.ko's scale=, default 5: a few seconds of
+# the workload; for net, netload's seconds),
 # KGO_PROFILE_FREQ (samples a second per CPU, default 1000),
 # KGO_PROFILE_TOP (functions listed, default 25), KGO_VM_TCG_THREAD
 # (default multi, as make bench's figures), KGO_VM_TIMEOUT (600 s),
@@ -36,8 +38,8 @@ freq=${KGO_PROFILE_FREQ:-1000}
 top=${KGO_PROFILE_TOP:-25}
 # The workloads, from kgo_bench.ko's table, so that a typo fails here.
 known=$(sed -n 's/^\t{ "\([a-z0-9_]*\)",.*/\1/p' "$KGO_TOP/bench/kmod/main.c" | paste -sd ' ')
-[[ " $known " == *" $name "* ]] ||
-	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known), not '$name'"
+[[ " $known " == *" $name "* ]] || [[ "$name" =~ ^net_(kgo|epoll|go|kthread)_c[1-9][0-9]{0,4}$ ]] ||
+	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known) or net_<kgo|epoll|go|kthread>_c<N>, not '$name'"
 [[ "$scale" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_PROFILE_SCALE is 1 to 999, not '$scale'"
 [[ "$freq" =~ ^[1-9][0-9]{0,4}$ ]] || die "KGO_PROFILE_FREQ is in Hz, not '$freq'"
 [[ "$top" =~ ^[1-9][0-9]{0,3}$ ]] || die "KGO_PROFILE_TOP is a count, not '$top'"
@@ -55,6 +57,12 @@ mkdir -p "$vm/perf/lib" "$data"
 "$KGO_TOP/tools/build-all.sh" stock
 "$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
 [ -f "$vm/kgo_bench.ko" ] || die "make profile needs bench/kmod"
+# The net group's servers and netload (kgo_echo.ko comes with the
+# samples), and make bench's memory, which 10,000 kthreads need.
+if [[ "$name" == net_* ]]; then
+	"$KGO_TOP/tools/bench/build-net.sh" "$vm"
+	export KGO_VM_MEM=${KGO_VM_MEM:-2G}
+fi
 
 # perf and what it links, the dynamic loader included: the job runs
 # perf through that loader, with LD_LIBRARY_PATH, so the VM's busybox

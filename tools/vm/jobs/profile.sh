@@ -4,7 +4,10 @@
 # perf record, cpu-clock samples (a software event: TCG has no PMU) on
 # every CPU with kernel call chains, while kgo_bench.ko runs one
 # workload: KGO_PROFILE (its only= name), KGO_PROFILE_SCALE (its
-# scale=) and KGO_PROFILE_FREQ (Hz), from the kernel command line.
+# scale=) and KGO_PROFILE_FREQ (Hz), from the kernel command line. Or,
+# with KGO_PROFILE=net_<impl>_c<N>, one server of make bench's net
+# group (kgo, epoll, go, kthread) under netload's N connections, for
+# KGO_PROFILE_SCALE seconds.
 # perf and its shared libraries are in /kgo/perf, run through their own
 # dynamic loader, so that the busybox root needs no /lib.
 #
@@ -27,8 +30,29 @@ send() {
 	report "KGO-END output $1 rc=0"
 }
 
-# perf's workload: loading kgo_bench.ko runs the benchmark in its init.
-cat >/tmp/load.sh <<LOAD
+case "$name" in
+net_*_c*)
+	# perf's workload: netload against a server started before perf,
+	# so that its start (and kgo_echo.ko's init) is not in the samples.
+	impl=${name#net_}
+	impl=${impl%_c*}
+	conns=${name##*_c}
+	case "$impl" in
+	kgo) port=7007 ;;
+	go) port=7101 ;;
+	epoll) port=7102 ;;
+	kthread) port=7103 ;;
+	*) report "KGO-FAIL profile: no net server '$impl'"; return ;;
+	esac
+	ip link set lo up
+	echo "16384 65535" >/proc/sys/net/ipv4/ip_local_port_range
+	cat >/tmp/load.sh <<LOAD
+/kgo/bench/netload -impl $impl -conns $conns -port $port -secs $scale -warmup 1 -verify
+LOAD
+	;;
+*)
+	# perf's workload: loading kgo_bench.ko runs the benchmark in its init.
+	cat >/tmp/load.sh <<LOAD
 insmod /kgo/kgo_bench.ko only=$name scale=$scale &
 ins=\$!
 s=/sys/module/kgo_bench/sections/.init.text
@@ -38,22 +62,51 @@ done
 [ -e \$s ] && echo "\$(cut -c3- \$s) t .init.text	[kgo_bench]" >/tmp/init.text
 wait \$ins
 LOAD
+	;;
+esac
+
+# net_server start|stop: the net workload's server, as make bench's.
+net_server() {
+	[ -n "${port:-}" ] || return 0
+	case "$1.$impl" in
+	start.kgo) insmod /kgo/kgo_echo.ko port=$port ;;
+	start.kthread) insmod /kgo/kthread_echo.ko port=$port max_conns=$conns ;;
+	start.go) /kgo/bench/go_echo -port $port & srv=$! ;;
+	start.epoll) /kgo/bench/epoll_echo -port $port & srv=$! ;;
+	stop.kgo) rmmod kgo_echo ;;
+	stop.kthread) rmmod kthread_echo ;;
+	stop.*) kill "$srv" && wait "$srv" ;;
+	esac || report "KGO-FAIL profile: $1 the $impl server"
+	[ "$1" = start ] || return 0
+	i=0
+	until grep -q ":$(printf %04X $port) 00000000:0000 0A " /proc/net/tcp ||
+		[ $i -ge 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 
 echo 0 >/proc/sys/kernel/kptr_restrict
 echo -1 >/proc/sys/kernel/perf_event_paranoid
 echo "profile: $name scale=$scale at $freq Hz, $(nproc) CPUs, $(uname -r)"
 insmod /kgo/kgo.ko || report "KGO-FAIL insmod kgo.ko"
+net_server start
 dmesg -c >/dev/null
 t0=$(date +%s)
 # perf starts the workload once its counters are on, and ends with it.
 if ! LD_LIBRARY_PATH=$P/lib $P/lib/ld-linux-x86-64.so.2 $P/perf record \
 	-e cpu-clock -F "$freq" -a -g -o /tmp/perf.data -- sh /tmp/load.sh; then
-	report "KGO-FAIL perf record of insmod kgo_bench.ko only=$name"
+	report "KGO-FAIL perf record of $name"
 fi
 echo "profile: recorded in $(($(date +%s) - t0)) s"
+# Symbols while the modules are loaded: their text is named.
 cat /proc/kallsyms /tmp/init.text >/tmp/kallsyms 2>/dev/null
-dmesg | sed -n 's/^.*kgo_bench: //p'
-rmmod kgo_bench || report "KGO-FAIL rmmod kgo_bench"
+if [ -n "${port:-}" ]; then
+	net_server stop
+else
+	dmesg | sed -n 's/^.*kgo_bench: //p'
+	rmmod kgo_bench || report "KGO-FAIL rmmod kgo_bench"
+fi
 rmmod kgo || report "KGO-FAIL rmmod kgo"
 if [ -s /tmp/perf.data ]; then
 	send perf.data /tmp/perf.data
