@@ -10,14 +10,16 @@
 #
 # Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
 # Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
-# ("passed failed skipped"), and NAME.boot1.console.log if a first boot
-# died before /init (see below). Exits 0 only if the run passed.
+# ("passed failed skipped"), NAME.boot1.console.log if a first boot
+# died before /init, and NAME.hang.log if the run reached its time limit
+# (see below). Exits 0 only if the run passed.
 #
 # Environment: KGO_VM_TIMEOUT (seconds; default 1800 debug, 600 stock),
 # KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
 # directory whose files go to the VM's /kgo too: make bench's),
 # KGO_VM_QEMU (extra QEMU arguments, for a person debugging a hang: say
-# "-monitor unix:/tmp/mon,server,nowait" for "info registers -a"),
+# "-monitor unix:/tmp/mon,server,nowait" for a monitor of one's own;
+# run.sh's own reads the registers just before the limit, see below),
 # KGO_VM_ICOUNT (QEMU's -icount option, e.g. "shift=0,sleep=off": the
 # guest's clock counts instructions instead of following the host's;
 # single-threaded TCG only; see the README on make bench), KGO_VM_SMP
@@ -149,17 +151,44 @@ fi
 
 note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread${icount[1]:+, icount $KGO_VM_ICOUNT}; console: $console)"
 start=$SECONDS
+
+# A run that reaches its limit leaves evidence: 15 s before it, the
+# vCPUs' registers, read three times through a QEMU monitor socket and
+# named from the kernel's System.map (tools/vm/hang-dump), go to
+# NAME.hang.log. A slow guest shows different places each time, a hung
+# one the same place: "a hang is a bug to explain".
+case "$kernel" in
+debug|kcsan) sysmap=${image%/arch/x86/boot/bzImage}/System.map ;;
+*) sysmap=/boot/System.map-$kver ;;
+esac
+hang=$logs/$name.hang.log
+rm -f "$hang"
+mon=$(mktemp -u /tmp/kgo-mon.XXXXXX)
+trap 'rm -rf "$root" "$root.cpio.gz" "$mon"' EXIT
+watch_hang() {
+	sleep $((timeout > 60 ? timeout - 15 : timeout / 2))
+	[ -S "$mon" ] || return 0
+	"$KGO_TOP/tools/vm/hang-dump" "$mon" "$sysmap" >"$hang" 2>&1 || true
+}
+
 boot() {
 	set +e
+	rm -f "$mon"
+	watch_hang &
+	watcher=$!
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
 		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu max \
 		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
-		-display none -monitor none -no-reboot \
+		-display none -monitor "unix:$mon,server,nowait" -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
 		-append "console=ttyS0 panic=-1 $append ${KGO_VM_APPEND:-}" \
 		${KGO_VM_QEMU:-}
 	qrc=$?
+	# The watcher's sleep first, so that it cannot outlive us.
+	pkill -P "$watcher" sleep 2>/dev/null
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
 	set -e
 }
 
@@ -184,6 +213,10 @@ head -n -1 <<<"$summary" | sed "s/^/kgo: $name: /" >&2
 if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	note "$name: timed out after ${timeout}s"
 	failed=$((failed + 1))
+	if [ -s "$hang" ]; then
+		note "$name: where the vCPUs were just before (all of it: $hang):"
+		grep '^CPU#' "$hang" | sed 's/^/    /' >&2 || true
+	fi
 fi
 
 # The kernel's own reports fail a run even where the job carried on:

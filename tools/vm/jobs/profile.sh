@@ -102,6 +102,8 @@ echo "profile: recorded in $(($(date +%s) - t0)) s"
 # Symbols while the modules are loaded: their text is named.
 cat /proc/kallsyms /tmp/init.text >/tmp/kallsyms 2>/dev/null
 if [ -n "${port:-}" ]; then
+	# kgo's counters for the run: what its Ms and the monitor did.
+	[ "$impl" = kgo ] && sed 's/^/profile: /' /sys/kernel/debug/kgo/sched
 	net_server stop
 else
 	dmesg | sed -n 's/^.*kgo_bench: //p'
