@@ -154,19 +154,24 @@ start=$SECONDS
 
 # A run that reaches its limit leaves evidence: 15 s before it, the
 # vCPUs' registers, read three times through a QEMU monitor socket and
-# named from the kernel's System.map (tools/vm/hang-dump), go to
-# NAME.hang.log. A slow guest shows different places each time, a hung
+# named from the kernel's System.map (tools/vm/hang-dump, which is why
+# every VM boots with nokaslr), go to NAME.hang.log. A slow guest shows different places each time, a hung
 # one the same place: "a hang is a bug to explain".
+# Debian's /boot/System.map is a stub that points to the -dbg package.
 case "$kernel" in
 debug|kcsan) sysmap=${image%/arch/x86/boot/bzImage}/System.map ;;
-*) sysmap=/boot/System.map-$kver ;;
+*) sysmap=/usr/lib/debug/boot/System.map-$kver ;;
 esac
 hang=$logs/$name.hang.log
 rm -f "$hang"
 mon=$(mktemp -u /tmp/kgo-mon.XXXXXX)
 trap 'rm -rf "$root" "$root.cpio.gz" "$mon"' EXIT
 watch_hang() {
-	sleep $((timeout > 60 ? timeout - 15 : timeout / 2))
+	# Killed early when the VM is done: then end the sleep quietly.
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	sleep $((timeout > 60 ? timeout - 15 : timeout / 2)) &
+	nap=$!
+	wait "$nap"
 	[ -S "$mon" ] || return 0
 	"$KGO_TOP/tools/vm/hang-dump" "$mon" "$sysmap" >"$hang" 2>&1 || true
 }
@@ -182,11 +187,9 @@ boot() {
 		-display none -monitor "unix:$mon,server,nowait" -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
-		-append "console=ttyS0 panic=-1 $append ${KGO_VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 nokaslr $append ${KGO_VM_APPEND:-}" \
 		${KGO_VM_QEMU:-}
 	qrc=$?
-	# The watcher's sleep first, so that it cannot outlive us.
-	pkill -P "$watcher" sleep 2>/dev/null
 	kill "$watcher" 2>/dev/null
 	wait "$watcher" 2>/dev/null
 	set -e
@@ -215,7 +218,7 @@ if [ $qrc = 124 ] || [ $qrc = 137 ]; then
 	failed=$((failed + 1))
 	if [ -s "$hang" ]; then
 		note "$name: where the vCPUs were just before (all of it: $hang):"
-		grep '^CPU#' "$hang" | sed 's/^/    /' >&2 || true
+		grep '^CPU#.* RIP ' "$hang" | sed 's/^/    /' >&2 || true
 	fi
 fi
 
