@@ -338,6 +338,7 @@ struct client {
 	int fd;
 	unsigned int id, trip, size, sent, rcvd;
 	uint64_t off;		/* stream offset of the current message */
+	uint64_t moved_ns;	/* when it last read anything */
 	bool out;		/* waiting for EPOLLOUT */
 };
 
@@ -395,6 +396,7 @@ static int client_read(int epfd, struct client *c, unsigned char *buf, uint64_t 
 		if (buf[i] != pattern(c->id, c->off + c->rcvd + i))
 			(*bad)++;
 	c->rcvd += n;
+	c->moved_ns = now_ns();
 	if (c->rcvd < c->size)
 		return 0;
 	c->off += c->size;
@@ -458,6 +460,17 @@ TEST_F_TIMEOUT(echo, verified, 300)
 	}
 	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %llu s", left,
 				  DEADLINE_NS / NSEC);
+	/* Slow or stuck: how far each got, and how long ago it last moved. */
+	for (unsigned int i = 0, shown = 0; left && i < NCONNS && shown < 5; i++) {
+		struct client *c = &cs[i];
+
+		if (c->trip == TRIPS)
+			continue;
+		TH_LOG("connection %u: message %u of %u, %u of %u bytes sent, %u echoed; last echo %.1f s ago",
+		       c->id, c->trip, TRIPS, c->sent, c->size, c->rcvd,
+		       c->moved_ns ? (now_ns() - c->moved_ns) / 1e9 : -1.0);
+		shown++;
+	}
 	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed, first: %s", errors, client_error);
 	EXPECT_EQ(0, bad) TH_LOG("%llu echoed byte(s) differ from what was sent",
 				 (unsigned long long)bad);
