@@ -11,6 +11,7 @@
 #include "budget.h"
 #include "compat.h"
 #include "feed.h"
+#include "floor.h"
 #include "debugfs.h"
 #include "dev.h"
 #include "monitor.h"
@@ -44,6 +45,8 @@ static int __init kgo_init(void)
 	ret = kgo_monitor_check_params();
 	if (!ret)
 		ret = kgo_budget_check_params();
+	if (!ret)
+		ret = kgo_floor_check_params();
 	if (!ret)
 		ret = kgo_procs_check_params();
 	if (!ret)

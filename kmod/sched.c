@@ -152,6 +152,7 @@
 #include "check.h"
 #include "g.h"
 #include "feed.h"
+#include "floor.h"
 #include "gtime.h"
 #include "hog.h"
 #include "memcg.h"
@@ -1413,7 +1414,8 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 	if (!charged)
 		return ERR_PTR(-ENOMEM);
 	memcg = kgo_memcg_spawner(m ? m->curg->memcg : NULL, m);
-	if (!g) {
+	/* A new struct only above the memory floor (floor.c). */
+	if (!g && !kgo_floor_below()) {
 		old = set_active_memcg(memcg);
 		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
 		set_active_memcg(old);

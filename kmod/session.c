@@ -31,6 +31,7 @@
 #include <kunit/visibility.h>
 
 #include <kgo.h>
+#include "floor.h"
 #include "g.h"
 #include "ring.h"
 #include "sched.h"
@@ -335,9 +336,13 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	 * What the submitter costs is charged to its memcg (SLAB_ACCOUNT,
 	 * __GFP_ACCOUNT); __GFP_RETRY_MAYFAIL makes a cgroup at its
 	 * memory.max, or a machine out of memory, refuse the task with
-	 * -ENOMEM instead of calling in an OOM killer.
+	 * -ENOMEM instead of calling in an OOM killer. A machine near out
+	 * of it refuses it before that: below the floor (floor.c).
 	 */
-	job = kmem_cache_zalloc(kgo_job_cache, GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	job = NULL;
+	if (!kgo_floor_below())
+		job = kmem_cache_zalloc(kgo_job_cache,
+					GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!job) {
 		kgo_session_unreserve(s, len);
 		return ERR_PTR(-ENOMEM);

@@ -33,6 +33,7 @@
 #include <kunit/visibility.h>
 
 #include "compat.h"
+#include "floor.h"
 #include "g.h"
 #include "proc.h"
 #include "sched.h"
@@ -90,15 +91,18 @@ void *kgo_stack_get(struct kgo_p *p)
 	if (p->nstacks)
 		stack = p->stacks[--p->nstacks];
 	spin_unlock(&p->stack_lock);
+	if (stack)
+		return stack;
 	/*
-	 * Not vmalloc_node(): a goroutine's stack must never call in the
-	 * OOM killer. Short of memory, the G waits (sched.c), and the
-	 * budget (budget.c) keeps that for when the machine really is.
+	 * A new stack only above the floor (floor.c), and not
+	 * vmalloc_node(): a goroutine's stack must never call in the OOM
+	 * killer. Short of memory, the G waits (sched.c), and the budget
+	 * (budget.c) keeps that for when the machine really is.
 	 */
-	if (!stack)
-		stack = __vmalloc(THREAD_SIZE,
-				  GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
-	return stack;
+	if (kgo_floor_below_now())
+		return NULL;
+	return __vmalloc(THREAD_SIZE,
+			 GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);
 }
 
 /**

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit: the memory budget (budget.c). Each case shrinks the budget to a
- * few goroutines' worth above what is in use, and the suite's .exit puts
- * it back even after a failed assertion.
+ * KUnit: the memory budget (budget.c) and the memory floor (floor.c).
+ * Each budget case shrinks the budget to a few goroutines' worth above
+ * what is in use, the floor case raises the floor above all of RAM, and
+ * the suite's .exit puts both back even after a failed assertion.
  */
 
 #include <kunit/test.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/thread_info.h>
 
 #include <kgo.h>
 #include <linux/kgo.h>
 #include "budget.h"
+#include "floor.h"
 #include "g.h"
+#include "proc.h"
 #include "sched.h"
 #include "session.h"
 #include "task.h"
@@ -26,6 +30,7 @@
 
 struct budget_saved {
 	u64 budget;
+	unsigned long floor;
 	int procs;
 };
 
@@ -37,6 +42,8 @@ static int budget_init(struct kunit *test)
 	if (!saved)
 		return -ENOMEM;
 	saved->budget = kgo_budget_bytes();
+	saved->floor = kgo_floor_set(0);
+	kgo_floor_set(saved->floor);
 	saved->procs = kgo_gomaxprocs(0);
 	test->priv = saved;
 	return kgo_test_wait_quiet(LONG_MS);
@@ -49,6 +56,7 @@ static void budget_exit(struct kunit *test)
 	if (!saved)
 		return;
 	kgo_budget_set(saved->budget);
+	kgo_floor_set(saved->floor);
 	kgo_gomaxprocs(saved->procs);
 }
 
@@ -174,10 +182,92 @@ static void kgo_budget_stackwait_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_budget_used_bytes(), used);
 }
 
+/*
+ * Below the memory floor nothing new is allocated: SUBMIT refuses with
+ * -ENOMEM, and goroutines run only on stacks their P has cached. One P:
+ * the spawner queues more goroutines than a P caches stacks, under a
+ * floor above all of RAM, and parks; at most a cache's worth run at
+ * once, the rest wait. Then the floor comes back down, and all run.
+ */
+#define FLOOR_GS	(KGO_STACK_CACHE_MAX + 16)
+
+struct floor_ctx {
+	atomic_t running, max_below, done;
+	bool below;		/* the floor is up: count who runs */
+	u32 max_waiting;
+	int spawned;
+	unsigned long floor;
+	struct completion all;
+};
+
+static void floor_g(void *arg)
+{
+	struct floor_ctx *c = arg;
+	int now = atomic_inc_return(&c->running);
+	int max = atomic_read(&c->max_below);
+
+	while (READ_ONCE(c->below) && now > max &&
+	       atomic_cmpxchg(&c->max_below, max, now) != max)
+		max = atomic_read(&c->max_below);
+	kgo_sleep(2 * NSEC_PER_MSEC);	/* parked, holding its stack */
+	atomic_dec(&c->running);
+	if (atomic_inc_return(&c->done) == FLOOR_GS)
+		complete(&c->all);
+}
+
+static void floor_spawner(void *arg)
+{
+	struct floor_ctx *c = arg;
+	int i;
+
+	WRITE_ONCE(c->below, true);
+	kgo_floor_set(totalram_pages());
+	for (i = 0; i < FLOOR_GS; i++)
+		c->spawned += kgo_go(floor_g, c, GFP_KERNEL) > 0;
+	kgo_sleep(50 * NSEC_PER_MSEC);	/* they run, as far as stacks go */
+	c->max_waiting = READ_ONCE(kgo_sched.nstackwait);
+	WRITE_ONCE(c->below, false);
+	kgo_floor_set(c->floor);
+	wait_for_completion(&c->all);	/* its M sleeps: the P goes on */
+}
+
+static void kgo_floor_test(struct kunit *test)
+{
+	struct floor_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct kgo_task t = { .kind = KGO_TASK_NOP };
+	struct kgo_session *s = kgo_session_create();
+	struct kgo_g *g;
+	u64 used;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	init_completion(&c->all);
+	c->floor = kgo_floor_set(totalram_pages());
+	KUNIT_EXPECT_TRUE(test, kgo_floor_below());
+	g = kgo_session_submit_one(s, &t, NULL);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(g), -ENOMEM);
+	kgo_floor_set(c->floor);
+	kgo_session_close(s);
+
+	used = kgo_budget_used_bytes();
+	kgo_gomaxprocs(1);
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(floor_spawner, c, LONG_MS), 0);
+	kunit_info(test, "%d spawned; below the floor at most %d ran at once, %u waited\n",
+		   c->spawned, atomic_read(&c->max_below), c->max_waiting);
+	KUNIT_EXPECT_EQ(test, c->spawned, FLOOR_GS);
+	KUNIT_EXPECT_LE(test, atomic_read(&c->max_below), KGO_STACK_CACHE_MAX);
+	KUNIT_EXPECT_GT(test, c->max_waiting, 0u);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->done), FLOOR_GS);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kgo_sched.nstackwait), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_budget_used_bytes(), used);
+}
+
 static struct kunit_case kgo_budget_cases[] = {
 	KUNIT_CASE(kgo_budget_refuse_test),
 	KUNIT_CASE(kgo_budget_chain_test),
 	KUNIT_CASE(kgo_budget_stackwait_test),
+	KUNIT_CASE(kgo_floor_test),
 	{}
 };
 

@@ -5,12 +5,17 @@
  * -ENOMEM, never the OOM killer.
  *
  * A bystander process holds 32 MiB it touched and sleeps; the test pins
- * half of MemAvailable itself (MAP_POPULATE), so that kgo's allocations
- * meet real pressure; then from 8 fds it submits SPAWN trees at their
+ * all of MemAvailable but half the budget (at least half of it)
+ * (MAP_POPULATE), so that kgo's allocations run into the machine's
+ * memory, and its floor (floor.c), before they run into its budget; then
+ * from 8 fds it submits SPAWN trees at their
  * largest (chains of fan-out 1 and depth KGO_SPAWN_MAX_NODES - 1, whose
  * every node holds a stack while it waits for its child; wide trees) and
  * 2 s SLEEP tasks (each holding a stack while it sleeps) until SUBMIT
- * refuses or a cap of count or time is reached. Then it lets the pinned
+ * refuses or a cap of count or time is reached. At kgo's peak, a late
+ * bystander faults in 8 MiB it did not have: kgo must have left that
+ * much (the test's own bookkeeping is faulted in beforehand, so that
+ * the late bystander is the only one asking). Then it lets the pinned
  * memory go and reads every completion: status 0, or -ENOMEM/-EAGAIN for
  * trees that could not grow, each accepted task exactly once. The
  * kernel's oom_kill count must not have moved, and the bystander must
@@ -36,6 +41,7 @@
 
 #define NFDS		8
 #define BYSTANDER_MB	32
+#define LATE_MB		8	/* at most half the smallest floor */
 #define SLEEP_NS	(2 * NSEC)
 #define BATCH		256
 #define MAX_SLEEPS	(NFDS * 40000)	/* count cap: past the user's cap */
@@ -66,6 +72,8 @@ FIXTURE_SETUP(oom)
 	}
 	self->book = book_init(BOOK_CAP, now_ns() << 32, false);
 	ASSERT_NE(NULL, self->book);
+	/* Faulted in now: under pressure, the late bystander alone faults. */
+	memset(self->book->t, 0, BOOK_CAP * sizeof(*self->book->t));
 	self->book->strict = true;
 }
 
@@ -98,6 +106,33 @@ static void bystander(int wfd, size_t mb)
 		_exit(2);
 	for (;;)
 		pause();
+}
+
+/*
+ * Forks a process that faults in @mb MiB of fresh memory and exits.
+ * Return: its wait status (0: it got the memory and exited cleanly).
+ */
+static int late_bystander(size_t mb)
+{
+	size_t len = mb << 20;
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (size_t i = 0; i < len; i += 4096)
+			p[i] = 1;
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
 }
 
 /* Submits one task and books it; returns 1, 0 (refused: -errno in *err). */
@@ -135,7 +170,8 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 	uint64_t budget = self->info.mem_budget, t0, t_sub, sleeps = 0, refused = 0;
 	uint64_t trees = 0, refused_enomem = 0, refused_eagain = 0, cancelled = 0;
 	long long oom_before, oom_after, avail_kb, peak_g = 0, peak_started = 0;
-	long long low_avail = -1;
+	long long low_avail = -1, pin_kb;
+	int late;
 	bool full[NFDS] = { false }, timed_out;
 	int pfd[2], err = 0, status;
 	char c;
@@ -156,10 +192,16 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 	ASSERT_EQ(1, read(pfd[0], &c, 1)) TH_LOG("the bystander did not start");
 	close(pfd[0]);
 
-	/* Half of what is available, pinned in this process. */
+	/*
+	 * All that is available but half the budget, or half of it if that
+	 * is more, pinned in this process.
+	 */
 	avail_kb = meminfo_kb("MemAvailable");
 	ASSERT_LT(0, avail_kb);
-	self->pinned_len = (size_t)avail_kb / 2 * 1024;
+	pin_kb = avail_kb - (long long)(budget >> 11);
+	if (pin_kb < avail_kb / 2)
+		pin_kb = avail_kb / 2;
+	self->pinned_len = (size_t)pin_kb * 1024;
 	self->pinned = mmap(NULL, self->pinned_len, PROT_READ | PROT_WRITE,
 			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	ASSERT_NE(MAP_FAILED, self->pinned) TH_LOG("pinning %zu MiB: %s",
@@ -262,12 +304,15 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 		usleep(20000);
 	}
 
-	TH_LOG("in %.1f s%s: %llu trees and %llu sleeps accepted, %llu SUBMITs refused (%llu fds full on ENOMEM, %llu on EAGAIN); peak %lld goroutines, %lld running (%lld MiB of stacks); MemAvailable down to %lld MiB",
+	late = late_bystander(LATE_MB);
+
+	TH_LOG("in %.1f s%s: %llu trees and %llu sleeps accepted, %llu SUBMITs refused (%llu fds full on ENOMEM, %llu on EAGAIN); peak %lld goroutines, %lld running (%lld MiB of stacks); MemAvailable down to %lld MiB; late bystander %s",
 	       (t_sub - t0) / 1e9, timed_out ? " (the time cap)" : "",
 	       (unsigned long long)trees, (unsigned long long)sleeps,
 	       (unsigned long long)refused, (unsigned long long)refused_enomem,
 	       (unsigned long long)refused_eagain, peak_g, peak_started,
-	       peak_started * self->info.stack_size >> 20, low_avail >> 10);
+	       peak_started * self->info.stack_size >> 20, low_avail >> 10,
+	       late ? "failed" : "got its memory");
 
 	/*
 	 * Let go of the pinned memory, cancel what has not started (or the
@@ -307,6 +352,8 @@ TEST_F_TIMEOUT(oom, budget_not_oom_killer, 400)
 	if (!timed_out)
 		EXPECT_LT(0, refused);
 	EXPECT_EQ(oom_before, oom_after) TH_LOG("the OOM killer ran");
+	/* The late bystander got its memory, at kgo's peak. */
+	EXPECT_EQ(0, late) TH_LOG("late bystander: wait status %#x", late);
 	/* The bystander lives. */
 	EXPECT_EQ(0, kill(self->bystander, 0));
 	EXPECT_EQ(0, waitpid(self->bystander, &status, WNOHANG)) {
