@@ -193,8 +193,8 @@ static void kgo_budget_stackwait_test(struct kunit *test)
 
 struct floor_ctx {
 	atomic_t running, max_below, done;
-	bool below;		/* the floor is up: count who runs */
-	u32 max_waiting;
+	bool below;		/* the floor is up: count who runs and waits */
+	u32 max_waiting;	/* the most seen on sched.stackwait */
 	int spawned;
 	unsigned long floor;
 	struct completion all;
@@ -206,9 +206,12 @@ static void floor_g(void *arg)
 	int now = atomic_inc_return(&c->running);
 	int max = atomic_read(&c->max_below);
 
-	while (READ_ONCE(c->below) && now > max &&
-	       atomic_cmpxchg(&c->max_below, max, now) != max)
-		max = atomic_read(&c->max_below);
+	if (READ_ONCE(c->below)) {
+		while (now > max && atomic_cmpxchg(&c->max_below, max, now) != max)
+			max = atomic_read(&c->max_below);
+		WRITE_ONCE(c->max_waiting, max_t(u32, READ_ONCE(c->max_waiting),
+						 READ_ONCE(kgo_sched.nstackwait)));
+	}
 	kgo_sleep(2 * NSEC_PER_MSEC);	/* parked, holding its stack */
 	atomic_dec(&c->running);
 	if (atomic_inc_return(&c->done) == FLOOR_GS)
@@ -225,7 +228,6 @@ static void floor_spawner(void *arg)
 	for (i = 0; i < FLOOR_GS; i++)
 		c->spawned += kgo_go(floor_g, c, GFP_KERNEL) > 0;
 	kgo_sleep(50 * NSEC_PER_MSEC);	/* they run, as far as stacks go */
-	c->max_waiting = READ_ONCE(kgo_sched.nstackwait);
 	WRITE_ONCE(c->below, false);
 	kgo_floor_set(c->floor);
 	wait_for_completion(&c->all);	/* its M sleeps: the P goes on */
