@@ -186,15 +186,16 @@ static void kgo_budget_stackwait_test(struct kunit *test)
  * Below the memory floor nothing new is allocated: SUBMIT refuses with
  * -ENOMEM, and goroutines run only on stacks their P has cached. One P:
  * the spawner queues more goroutines than a P caches stacks, under a
- * floor above all of RAM, and parks; at most a cache's worth run at
- * once, the rest wait. Then the floor comes back down, and all run.
+ * floor above all of RAM, and parks; those that run hold their stacks
+ * while the floor is up, so at most a cache's worth run, and the rest
+ * wait. Then the floor comes back down, and all run.
  */
 #define FLOOR_GS	(KGO_STACK_CACHE_MAX + 16)
 
 struct floor_ctx {
 	atomic_t running, max_below, done;
 	bool below;		/* the floor is up: count who runs and waits */
-	u32 max_waiting;	/* the most seen on sched.stackwait */
+	u32 max_waiting;	/* on sched.stackwait, with the floor up */
 	int spawned;
 	unsigned long floor;
 	struct completion all;
@@ -209,10 +210,11 @@ static void floor_g(void *arg)
 	if (READ_ONCE(c->below)) {
 		while (now > max && atomic_cmpxchg(&c->max_below, max, now) != max)
 			max = atomic_read(&c->max_below);
-		WRITE_ONCE(c->max_waiting, max_t(u32, READ_ONCE(c->max_waiting),
-						 READ_ONCE(kgo_sched.nstackwait)));
 	}
-	kgo_sleep(2 * NSEC_PER_MSEC);	/* parked, holding its stack */
+	/* Parked, holding its stack, while the floor is up. */
+	do
+		kgo_sleep(2 * NSEC_PER_MSEC);
+	while (READ_ONCE(c->below));
 	atomic_dec(&c->running);
 	if (atomic_inc_return(&c->done) == FLOOR_GS)
 		complete(&c->all);
@@ -228,6 +230,7 @@ static void floor_spawner(void *arg)
 	for (i = 0; i < FLOOR_GS; i++)
 		c->spawned += kgo_go(floor_g, c, GFP_KERNEL) > 0;
 	kgo_sleep(50 * NSEC_PER_MSEC);	/* they run, as far as stacks go */
+	c->max_waiting = READ_ONCE(kgo_sched.nstackwait);
 	WRITE_ONCE(c->below, false);
 	kgo_floor_set(c->floor);
 	wait_for_completion(&c->all);	/* its M sleeps: the P goes on */
