@@ -25,7 +25,8 @@
  *   takeover  That M runs only when the kernel has switched the hog's M
  *             out, on the same CPU. Under sched.lock it checks that the
  *             hog is still in the slice it was asked about, on its own
- *             stack's G code (curg), and not blocked or in a handoff of
+ *             stack's G code (curg), holds the P in its own view too
+ *             (hog->p, see below), and is not blocked or in a handoff of
  *             its own; then moves the P: hog->p = NULL, p->m = itself.
  *             Any other state means the hog moved on: the M parks again.
  *   after     The hog's M runs its G without a P. At the G's next kgo
@@ -44,6 +45,17 @@
  * to do for a relieved hog: m->p was cleared for it, under sched.lock,
  * while it was off the CPU, and it runs again on that CPU (or after a
  * migration, through the run queues' locks): it reads the NULL.
+ *
+ * One of kgo's uses of a P is preemptible, though: a G whose M lost its
+ * P takes it back in kgo_reacquire_home(), and kgo_acquirep() sets
+ * p->m before m->p. Switched out between the two, the M looks like the
+ * P's hog from p->m while it does not hold it yet; a takeover then would
+ * give the P to the relief M, and the hog's M would go on to set its
+ * m->p: two Ms running one P, its lock-free queue with two consumers.
+ * (The KCSAN kernel, whose instrumentation widens that window, caught
+ * it as kgo_acquirep()'s warning of a P with an M.) So the takeover
+ * also wants hog->p == p; once the hog holds it in both fields, losing
+ * it is what every G's use of m->p copes with.
  *
  * Field rules: p->relief_pending, p->relief_tick, p->wantrelief and
  * m->nextp_relief are under sched.lock. At most one relief per P is
@@ -128,7 +140,7 @@ bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
 	 * On the hog's CPU, so the hog is not running: the checks below
 	 * read its M-only fields while it is switched out.
 	 */
-	if (sched->stopping || !hog || hog == m || m->p ||
+	if (sched->stopping || !hog || hog == m || m->p || hog->p != p ||
 	    raw_smp_processor_id() != p->cpu || task_cpu(hog->task) != p->cpu ||
 	    READ_ONCE(p->status) != KGO_P_RUNNING || p->schedtick != p->relief_tick ||
 	    !hog->curg || hog->blocking || hog->insyscall)

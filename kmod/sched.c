@@ -656,12 +656,18 @@ static void kgo_m_rebind(struct kgo_m *m)
 		pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, m->home->cpu);
 }
 
-/* Context: the M, nothing held; @p was handed to it under sched->lock. */
+/*
+ * Context: the M, nothing held; @p was handed to it under sched->lock.
+ * Preemptible when a G takes its P back (kgo_reacquire_home()): a hog
+ * relief that switches us out between the two stores sees p->m but not
+ * m->p, and leaves the P alone (kgo_hog_takeover()).
+ */
 static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
 {
 	WARN_ON_ONCE(p->m || m->p || p != m->home);
 	kgo_m_rebind(m);
 	p->m = m;
+	barrier();	/* the hog's own CPU reads them: program order */
 	m->p = p;
 }
 
