@@ -658,6 +658,28 @@ TEST_F_TIMEOUT(kgo, cancel, 300)
 	EXPECT_TRUE(strict) TH_LOG("could not keep every P busy while cancelling");
 }
 
+/*
+ * Goroutines created and finished so far, on every P and from outside:
+ * a count that moves whenever the scheduler makes progress with them.
+ */
+static int sched_moves(int fd, unsigned int nprocs, uint64_t *moves)
+{
+	struct kgo_proc_stats ps[nprocs];
+	struct kgo_stats st = {
+		.size = sizeof(st),
+		.procs = (uintptr_t)ps,
+		.procs_max = nprocs,
+		.proc_size = sizeof(ps[0]),
+	};
+
+	if (ioctl(fd, KGO_IOC_STATS, &st))
+		return -1;
+	*moves = st.created_outside;
+	for (unsigned int i = 0; i < st.nr_procs && i < nprocs; i++)
+		*moves += ps[i].gcreated + ps[i].gfinished;
+	return 0;
+}
+
 /* Polls STATS until the scheduler is quiet, or @timeout_ns passes. */
 static bool quiet(int fd, unsigned int nprocs, struct kgo_stats *st,
 		  struct kgo_proc_stats *ps, uint64_t timeout_ns)
@@ -872,14 +894,42 @@ TEST_F_TIMEOUT(kgo, spawn_chain_budget, 300)
 	struct kgo_info info = { .size = sizeof(info) };
 	struct kgo_task t = task(KGO_TASK_SPAWN, 1, 1, KGO_SPAWN_MAX_NODES - 1);
 	struct kgo_completion c;
+	uint64_t start, moved, moves = 0, now;
+	uint32_t ready = 0;
 
 	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
 	ASSERT_LT(0, info.mem_budget);
 	ASSERT_EQ(1, submit(self->fd, &t, 1)) TH_LOG("%s", strerror(errno));
+	/*
+	 * Tens of thousands of nodes grow and unwind one after the other:
+	 * on an instrumented kernel (KCSAN) that can outlast WAIT_NS. So
+	 * wait while the scheduler makes progress, and fail when it has
+	 * made none for WAIT_NS: a stuck chain, not a slow one.
+	 */
+	start = moved = now_ns();
+	for (;;) {
+		uint64_t m;
+
+		if (!wait_ready(self->fd, 1, 5 * NSEC, &ready))
+			break;
+		ASSERT_EQ(ETIMEDOUT, errno);
+		now = now_ns();
+		ASSERT_EQ(0, sched_moves(self->fd, self->nprocs, &m));
+		if (m != moves) {
+			moves = m;
+			moved = now;
+		}
+		ASSERT_GT(moved + WAIT_NS, now)
+			TH_LOG("the chain made no progress for %llu s (%llu goroutines created and finished in all)",
+			       (unsigned long long)((now - moved) / NSEC),
+			       (unsigned long long)moves);
+	}
+	ASSERT_EQ(1, ready);
 	ASSERT_EQ(1, collect(self->fd, &c, 1));
-	TH_LOG("the chain stopped at %llu of %llu nodes (budget %llu MiB): %s",
+	TH_LOG("the chain stopped at %llu of %llu nodes (budget %llu MiB) in %.1f s: %s",
 	       (unsigned long long)c.result, (unsigned long long)KGO_SPAWN_MAX_NODES,
-	       (unsigned long long)info.mem_budget >> 20, strerror(-c.status));
+	       (unsigned long long)info.mem_budget >> 20,
+	       (double)(now_ns() - start) / NSEC, strerror(-c.status));
 	EXPECT_EQ(-ENOMEM, c.status);
 	EXPECT_LT(1, c.result);
 	/* Every node that ran held a stack at once. */
