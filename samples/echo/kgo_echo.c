@@ -57,6 +57,15 @@ static LIST_HEAD(conns);
 static unsigned int nconns;
 static bool stopping;
 
+/*
+ * A connection the server itself ended, not its peer: whoever sees the
+ * reset on the other side learns why from the log.
+ */
+static void echo_dropped(const char *what, long err)
+{
+	pr_warn_ratelimited("dropped a connection: %s: %ld\n", what, err);
+}
+
 static void echo_forget(struct echo_conn *c)
 {
 	spin_lock(&conns_lock);
@@ -73,9 +82,17 @@ static void echo_serve(void *arg)
 	ssize_t n;
 
 	/* Until the peer closes, an error, or unloading (-ESHUTDOWN). */
-	while ((n = kgo_sock_recv(c->ks, c->buf, ECHO_BUF, KGO_FOREVER)) > 0)
-		if (kgo_sock_send(c->ks, c->buf, n, KGO_FOREVER) != n)
+	while ((n = kgo_sock_recv(c->ks, c->buf, ECHO_BUF, KGO_FOREVER)) > 0) {
+		ssize_t sent = kgo_sock_send(c->ks, c->buf, n, KGO_FOREVER);
+
+		if (sent != n) {
+			echo_dropped("send", sent);
 			break;
+		}
+	}
+	/* The peer's close reads 0, unloading -ESHUTDOWN: the rest is news. */
+	if (n < 0 && n != -ESHUTDOWN && n != -ECONNRESET && n != -EPIPE)
+		echo_dropped("receive", n);
 	echo_forget(c);
 	kgo_wg_done_and_exit(&all);
 }
@@ -84,8 +101,10 @@ static void echo_serve(void *arg)
 static void echo_start(struct kgo_sock *ks)
 {
 	struct echo_conn *c = kmalloc(sizeof(*c), GFP_KERNEL);
+	s64 r;
 
 	if (!c) {
+		echo_dropped("no memory", -ENOMEM);
 		kgo_sock_close(ks);
 		return;
 	}
@@ -95,6 +114,8 @@ static void echo_start(struct kgo_sock *ks)
 	spin_lock(&conns_lock);
 	if (stopping || nconns >= max_conns) {
 		spin_unlock(&conns_lock);
+		if (!stopping)
+			echo_dropped("max_conns reached", -EMFILE);
 		kgo_sock_close(ks);
 		kfree(c);
 		return;
@@ -103,7 +124,9 @@ static void echo_start(struct kgo_sock *ks)
 	nconns++;
 	kgo_wg_add(&all, 1);
 	spin_unlock(&conns_lock);
-	if (kgo_go(echo_serve, c, GFP_KERNEL) < 0) {
+	r = kgo_go(echo_serve, c, GFP_KERNEL);
+	if (r < 0) {
+		echo_dropped("kgo_go", r);
 		echo_forget(c);
 		kgo_wg_done(&all);
 	}
@@ -119,7 +142,9 @@ static void echo_accept(void *unused)
 			break;
 		if (!r)
 			echo_start(ks);
-		else if (r == -ENOMEM || r == -ENFILE)
+		else
+			echo_dropped("accept", r);
+		if (r == -ENOMEM || r == -ENFILE)
 			kgo_sleep(NSEC_PER_MSEC);	/* let memory come back */
 		/* Else one connection failed (-ECONNABORTED...), not the server. */
 	}
