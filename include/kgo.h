@@ -73,7 +73,9 @@ typedef void (*kgo_func_t)(void *arg);
  * memory budget (the max_mem_mb parameter): a spawn that would not leave
  * room for one more stack fails with -ENOMEM, and one that was let in
  * waits for a stack at its first run if others took the room first.
- * Allocations never call in the OOM killer.
+ * While the machine's MemAvailable is low (below 1.5 times the
+ * mem_floor_mb parameter), every spawn fails with -ENOMEM. Allocations
+ * never call in the OOM killer.
  *
  * Return: the new goroutine's id (>= 1), -ENOMEM, or -ESHUTDOWN while
  * the module is unloading.

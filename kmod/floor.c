@@ -16,25 +16,38 @@
  *
  * So kgo stops growing while MemAvailable (si_mem_available(): free
  * pages above the watermarks' reserve, plus what reclaim could free)
- * is below a floor, mem_floor_mb, by default 1/32 of RAM clamped to
- * 16..512 MiB: kgo's own memory pressure then ends before the
- * kernel's reserves are reached, with headroom for others' faults.
- * Below the floor:
+ * is low. The floor, mem_floor_mb, by default 1/32 of RAM clamped to
+ * 16..512 MiB, is where stacks stop: kgo's own memory pressure then
+ * ends before the kernel's reserves are reached, with headroom for
+ * others' faults. Half a floor above it is the admission mark, where
+ * new work stops:
  *
- *  - a stack that is not in a P's cache is not allocated: the goroutine
- *    waits for memory on sched.stackwait, holding nothing, as when the
- *    allocation itself fails (sched.c);
- *  - a spawn that finds no dead G struct to reuse fails with -ENOMEM;
- *  - SUBMIT refuses a task with -ENOMEM before allocating its record.
+ *  - below the admission mark, a spawn fails with -ENOMEM, even one
+ *    that would reuse a dead G's struct, and SUBMIT refuses a task with
+ *    -ENOMEM before allocating its record;
+ *  - below the floor, a stack that is not in a P's cache is not
+ *    allocated: the goroutine waits for memory on sched.stackwait,
+ *    holding nothing, as when the allocation itself fails (sched.c).
  *
- * What already exists is not taken away: cached stacks and structs are
- * reused, and running goroutines run on. A stack allocation looks at
- * MemAvailable itself, since it is the allocation that moves it most
- * (THREAD_SIZE) and already costs a vmalloc. Spawns and SUBMIT, hot
- * paths that allocate a few hundred bytes, read a verdict that is at
- * most one jiffy old: two loads when fresh. A racing refresh writes the same kind of answer,
- * so the verdict's two fields need no lock: each is one word, written
- * and read once.
+ * Why two marks: a goroutine admitted by its spawn has yet to take its
+ * stack, and a goroutine waiting for one may be what its spawner, and
+ * the spawner's spawner, wait for. A SPAWN chain whose nodes hold the
+ * very memory that keeps MemAvailable low would then wait for someone
+ * else to free memory, the budget would never end it, and the task
+ * would not complete. With half a floor between the marks, a goroutine
+ * admitted above the one finds its stack above the other, unless the
+ * rest of the machine took that half floor in between; and the chain's
+ * next spawn, below the admission mark, fails, and it unwinds.
+ *
+ * What already exists is not taken away: cached stacks are reused, and
+ * running goroutines run on. A stack allocation looks at MemAvailable
+ * itself, since it is the allocation that moves it most (THREAD_SIZE)
+ * and already costs a vmalloc; it refreshes the admission verdict on
+ * the way. Spawns and SUBMIT, hot paths that allocate a few hundred
+ * bytes, read that verdict, at most one jiffy old: two loads when
+ * fresh. A racing refresh writes the same kind of answer, so the
+ * verdict's two fields need no lock: each is one word, written and
+ * read once.
  */
 
 #include <linux/jiffies.h>
@@ -48,12 +61,12 @@
 static unsigned long mem_floor_mb;
 module_param(mem_floor_mb, ulong, 0444);
 MODULE_PARM_DESC(mem_floor_mb,
-		 "MiB of MemAvailable below which kgo allocates no new stacks and refuses tasks; 0: 1/32 of RAM, 16 to 512 MiB");
+		 "MiB of MemAvailable below which kgo allocates no new stacks (1.5x that: refuses spawns and tasks); 0: 1/32 of RAM, 16 to 512 MiB");
 
 static struct {
 	unsigned long pages;	/* the floor; set at load, or by a test */
 	unsigned long when;	/* jiffies of the last look */
-	bool below;		/* what that look saw */
+	bool below;		/* what that look saw: below the admission mark */
 } kgo_floor ____cacheline_aligned_in_smp;
 
 int kgo_floor_check_params(void)
@@ -72,32 +85,43 @@ int kgo_floor_check_params(void)
 	return 0;
 }
 
+/* Looks at MemAvailable; refreshes the admission verdict. Return: it. */
+static long kgo_floor_look(unsigned long floor)
+{
+	long avail = si_mem_available();
+
+	WRITE_ONCE(kgo_floor.below, avail < (long)(floor + floor / 2));
+	WRITE_ONCE(kgo_floor.when, jiffies);
+	return avail;
+}
+
 /**
- * kgo_floor_below_now() - whether MemAvailable is below the floor, looked at now
+ * kgo_floor_stack_denied() - whether MemAvailable is below the floor, looked at now
  *
- * Refreshes the verdict kgo_floor_below() reads.
+ * Whether a new stack must wait. Refreshes the verdict kgo_floor_below()
+ * reads.
  *
  * Context: any but NMI.
  */
-bool kgo_floor_below_now(void)
+bool kgo_floor_stack_denied(void)
 {
-	bool below = si_mem_available() < (long)READ_ONCE(kgo_floor.pages);
+	unsigned long floor = READ_ONCE(kgo_floor.pages);
 
-	WRITE_ONCE(kgo_floor.below, below);
-	WRITE_ONCE(kgo_floor.when, jiffies);
-	return below;
+	return kgo_floor_look(floor) < (long)floor;
 }
-EXPORT_SYMBOL_IF_KUNIT(kgo_floor_below_now);
+EXPORT_SYMBOL_IF_KUNIT(kgo_floor_stack_denied);
 
 /**
- * kgo_floor_below() - whether MemAvailable is below the floor, at most a jiffy ago
+ * kgo_floor_below() - whether MemAvailable is below the admission mark, at most a jiffy ago
+ *
+ * Whether a spawn or a task must be refused.
  *
  * Context: any but NMI.
  */
 bool kgo_floor_below(void)
 {
 	if (READ_ONCE(kgo_floor.when) != jiffies)
-		return kgo_floor_below_now();
+		kgo_floor_look(READ_ONCE(kgo_floor.pages));
 	return READ_ONCE(kgo_floor.below);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_floor_below);
@@ -112,7 +136,7 @@ unsigned long kgo_floor_set(unsigned long pages)
 {
 	unsigned long old = xchg(&kgo_floor.pages, pages);
 
-	kgo_floor_below_now();
+	kgo_floor_look(pages);
 	return old;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_floor_set);

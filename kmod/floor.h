@@ -6,7 +6,7 @@
 
 /* The memory floor kgo leaves to everyone else: see floor.c. */
 int kgo_floor_check_params(void);
-bool kgo_floor_below_now(void);
+bool kgo_floor_stack_denied(void);
 bool kgo_floor_below(void);
 unsigned long kgo_floor_set(unsigned long pages);
 

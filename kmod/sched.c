@@ -1411,6 +1411,9 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 
 	if (READ_ONCE(sched->stopping))
 		return ERR_PTR(-ESHUTDOWN);
+	/* Nothing new below the admission mark, reused or not (floor.c). */
+	if (kgo_floor_below())
+		return ERR_PTR(-ENOMEM);
 	p = m ? kgo_g_p_get(m) : NULL;
 	charged = kgo_budget_spawn(p);
 	if (charged)
@@ -1420,8 +1423,7 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 	if (!charged)
 		return ERR_PTR(-ENOMEM);
 	memcg = kgo_memcg_spawner(m ? m->curg->memcg : NULL, m);
-	/* A new struct only above the memory floor (floor.c). */
-	if (!g && !kgo_floor_below()) {
+	if (!g) {
 		old = set_active_memcg(memcg);
 		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
 		set_active_memcg(old);

@@ -337,7 +337,8 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	 * __GFP_ACCOUNT); __GFP_RETRY_MAYFAIL makes a cgroup at its
 	 * memory.max, or a machine out of memory, refuse the task with
 	 * -ENOMEM instead of calling in an OOM killer. A machine near out
-	 * of it refuses it before that: below the floor (floor.c).
+	 * of it refuses it before that: below the floor's admission mark
+	 * (floor.c).
 	 */
 	job = NULL;
 	if (!kgo_floor_below())

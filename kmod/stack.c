@@ -99,7 +99,7 @@ void *kgo_stack_get(struct kgo_p *p)
 	 * killer. Short of memory, the G waits (sched.c), and the budget
 	 * (budget.c) keeps that for when the machine really is.
 	 */
-	if (kgo_floor_below_now())
+	if (kgo_floor_stack_denied())
 		return NULL;
 	return __vmalloc(THREAD_SIZE,
 			 GFP_KERNEL_ACCOUNT | __GFP_NORETRY | __GFP_NOWARN);

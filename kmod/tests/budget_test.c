@@ -183,12 +183,13 @@ static void kgo_budget_stackwait_test(struct kunit *test)
 }
 
 /*
- * Below the memory floor nothing new is allocated: SUBMIT refuses with
- * -ENOMEM, and goroutines run only on stacks their P has cached. One P:
- * the spawner queues more goroutines than a P caches stacks, under a
- * floor above all of RAM, and parks; those that run hold their stacks
- * while the floor is up, so at most a cache's worth run, and the rest
- * wait. Then the floor comes back down, and all run.
+ * Below the memory floor nothing new is allocated: SUBMIT and spawns
+ * fail with -ENOMEM, and goroutines already spawned run only on stacks
+ * their P has cached. One P: the spawner queues more goroutines than a
+ * P caches stacks, then puts the floor above all of RAM, tries one more
+ * spawn, and parks; those that run hold their stacks while the floor
+ * is up, so at most a cache's worth run, and the rest wait. Then the
+ * floor comes back down, and all run.
  */
 #define FLOOR_GS	(KGO_STACK_CACHE_MAX + 16)
 
@@ -197,6 +198,7 @@ struct floor_ctx {
 	bool below;		/* the floor is up: count who runs and waits */
 	u32 max_waiting;	/* on sched.stackwait, with the floor up */
 	int spawned;
+	s64 refused;		/* a spawn with the floor up */
 	unsigned long floor;
 	struct completion all;
 };
@@ -225,10 +227,12 @@ static void floor_spawner(void *arg)
 	struct floor_ctx *c = arg;
 	int i;
 
-	WRITE_ONCE(c->below, true);
-	kgo_floor_set(totalram_pages());
 	for (i = 0; i < FLOOR_GS; i++)
 		c->spawned += kgo_go(floor_g, c, GFP_KERNEL) > 0;
+	/* None ran yet: this G holds the only P. The floor goes up. */
+	WRITE_ONCE(c->below, true);
+	kgo_floor_set(2 * totalram_pages());
+	c->refused = kgo_go(floor_g, c, GFP_KERNEL);
 	kgo_sleep(50 * NSEC_PER_MSEC);	/* they run, as far as stacks go */
 	c->max_waiting = READ_ONCE(kgo_sched.nstackwait);
 	WRITE_ONCE(c->below, false);
@@ -260,6 +264,7 @@ static void kgo_floor_test(struct kunit *test)
 	kunit_info(test, "%d spawned; below the floor at most %d ran at once, %u waited\n",
 		   c->spawned, atomic_read(&c->max_below), c->max_waiting);
 	KUNIT_EXPECT_EQ(test, c->spawned, FLOOR_GS);
+	KUNIT_EXPECT_EQ(test, c->refused, -ENOMEM);
 	KUNIT_EXPECT_LE(test, atomic_read(&c->max_below), KGO_STACK_CACHE_MAX);
 	KUNIT_EXPECT_GT(test, c->max_waiting, 0u);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->done), FLOOR_GS);
