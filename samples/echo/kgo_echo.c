@@ -66,6 +66,17 @@ static void echo_dropped(const char *what, long err)
 	pr_warn_ratelimited("dropped a connection: %s: %ld\n", what, err);
 }
 
+/*
+ * The peer's close (a receive of 0, a reset, a broken pipe, a reset
+ * before the accept) or unloading (-ESHUTDOWN) ends a connection as it
+ * should: only the rest is news.
+ */
+static bool echo_peer_ended(long err)
+{
+	return err >= 0 || err == -ESHUTDOWN || err == -ECONNRESET ||
+	       err == -EPIPE || err == -ECONNABORTED;
+}
+
 static void echo_forget(struct echo_conn *c)
 {
 	spin_lock(&conns_lock);
@@ -86,12 +97,12 @@ static void echo_serve(void *arg)
 		ssize_t sent = kgo_sock_send(c->ks, c->buf, n, KGO_FOREVER);
 
 		if (sent != n) {
-			echo_dropped("send", sent);
+			if (!echo_peer_ended(sent))
+				echo_dropped("send", sent);
 			break;
 		}
 	}
-	/* The peer's close reads 0, unloading -ESHUTDOWN: the rest is news. */
-	if (n < 0 && n != -ESHUTDOWN && n != -ECONNRESET && n != -EPIPE)
+	if (n < 0 && !echo_peer_ended(n))
 		echo_dropped("receive", n);
 	echo_forget(c);
 	kgo_wg_done_and_exit(&all);
@@ -142,7 +153,7 @@ static void echo_accept(void *unused)
 			break;
 		if (!r)
 			echo_start(ks);
-		else
+		else if (!echo_peer_ended(r))
 			echo_dropped("accept", r);
 		if (r == -ENOMEM || r == -ENFILE)
 			kgo_sleep(NSEC_PER_MSEC);	/* let memory come back */
