@@ -352,6 +352,36 @@ static int client_watch(int epfd, struct client *c, bool out)
 	return epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/*
+ * Prints kgo's debugfs views (kmod/debugfs.c), at most @max lines of
+ * each: the scheduler's state while connections are stuck. Each of
+ * their server goroutines is either waiting on its socket (a wake-up
+ * lost) or runnable on a queue that no M serves (stranded).
+ */
+static void dump_sched(void)
+{
+	static const char *const views[] = { "sched", "procs", "ms", "goroutines" };
+	const unsigned int max = 64;
+	char path[64], line[512];
+
+	for (unsigned int i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		unsigned int n = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/kernel/debug/kgo/%s", views[i]);
+		f = fopen(path, "r");
+		if (!f) {
+			printf("# %s: %s\n", path, strerror(errno));
+			continue;
+		}
+		printf("# %s:\n", path);
+		while (fgets(line, sizeof(line), f) && n++ < max)
+			printf("#   %s", line);
+		fclose(f);
+	}
+	fflush(stdout);
+}
+
 /* The first connection's failure, for the log. */
 static char client_error[160];
 
@@ -471,6 +501,9 @@ TEST_F_TIMEOUT(echo, verified, 300)
 		       c->moved_ns ? (now_ns() - c->moved_ns) / 1e9 : -1.0);
 		shown++;
 	}
+	/* Stuck: whether their goroutines wait on their sockets or are stranded. */
+	if (left)
+		dump_sched();
 	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed, first: %s", errors, client_error);
 	EXPECT_EQ(0, bad) TH_LOG("%llu echoed byte(s) differ from what was sent",
 				 (unsigned long long)bad);

@@ -295,8 +295,14 @@ TEST_F_TIMEOUT(trace, goroutine_life_cycle, 120)
 	TH_LOG("create %u (outside %u) start %u end %u park %u (sleep %u) ready %u",
 	       s.create, s.create_outside, s.start, s.end, s.park, s.park_sleep, s.ready);
 	EXPECT_LE(ngoroutines, s.create);
+	/*
+	 * Not "6 created inside": a goroutine whose M lost its P (it slept
+	 * in an allocation, or was relieved as a hog: both seen under
+	 * KCSAN) runs on without one until its next switch (block.c,
+	 * hog.c), and its spawns then say p=-1 too.
+	 */
 	EXPECT_LE(n, s.create_outside);
-	EXPECT_LE(6, s.create_inside);
+	EXPECT_EQ(s.create, s.create_inside + s.create_outside);
 	EXPECT_LE(ngoroutines, s.start);
 	EXPECT_LE(ngoroutines, s.end);
 	EXPECT_LE(1, s.park_sleep);
