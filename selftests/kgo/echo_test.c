@@ -353,10 +353,44 @@ static int client_watch(int epfd, struct client *c, bool out)
 }
 
 /*
+ * Prints the connections of the port that hold data or retransmit, from
+ * /proc/net/tcp: a server socket with bytes queued to read while its
+ * goroutine waits on it is a lost wake-up; a socket retransmitting is a
+ * stall in TCP itself (a segment dropped, backing off), not in kgo.
+ */
+static void dump_tcp(void)
+{
+	FILE *f = fopen("/proc/net/tcp", "r");
+	unsigned int shown = 0;
+	char line[256];
+
+	if (!f) {
+		printf("# /proc/net/tcp: %s\n", strerror(errno));
+		return;
+	}
+	printf("# /proc/net/tcp, port %d, with data queued or retransmits:\n", PORT);
+	while (fgets(line, sizeof(line), f) && shown < 64) {
+		unsigned int lport, rport, st, tx, rx, tr, rexmit;
+
+		if (sscanf(line, " %*d: %*x:%x %*x:%x %x %x:%x %x:%*x %x",
+			   &lport, &rport, &st, &tx, &rx, &tr, &rexmit) != 7 ||
+		    (lport != PORT && rport != PORT))
+			continue;
+		/* Timer 1: retransmit, 4: zero-window probe (not TIME_WAIT's 3). */
+		if (!tx && !rx && !rexmit && tr != 1 && tr != 4)
+			continue;
+		printf("#   %s", line);
+		shown++;
+	}
+	fclose(f);
+}
+
+/*
  * Prints kgo's debugfs views (kmod/debugfs.c), at most @max lines of
  * each: the scheduler's state while connections are stuck. Each of
  * their server goroutines is either waiting on its socket (a wake-up
- * lost) or runnable on a queue that no M serves (stranded).
+ * lost, or TCP itself stalled: dump_tcp()) or runnable on a queue that
+ * no M serves (stranded).
  */
 static void dump_sched(void)
 {
@@ -502,8 +536,10 @@ TEST_F_TIMEOUT(echo, verified, 300)
 		shown++;
 	}
 	/* Stuck: whether their goroutines wait on their sockets or are stranded. */
-	if (left)
+	if (left) {
+		dump_tcp();
 		dump_sched();
+	}
 	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed, first: %s", errors, client_error);
 	EXPECT_EQ(0, bad) TH_LOG("%llu echoed byte(s) differ from what was sent",
 				 (unsigned long long)bad);
