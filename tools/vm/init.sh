@@ -87,10 +87,15 @@ fi
 # probe_sched_switch()/probe_sched_wakeup() read them without one; a
 # task name recorded or not around that moment is all it decides.
 # (KCSAN checks both sides' frames, so the writer covers every probe.)
+# tick_nohz_idle_stop_tick() / tick_sched_do_timer(): an idle CPU gives
+# up tick_do_timer_cpu with a plain store while another CPU's tick reads
+# it with a plain load; 6.1 does not annotate it, and whichever CPU
+# takes over the jiffies update next is all it decides.
 kcsan=/sys/kernel/debug/kcsan
 if [ -e $kcsan ]; then
 	for f in ktime_get_mono_fast_ns pollwake tracing_start_sched_switch \
-		 probe_sched_switch probe_sched_wakeup; do
+		 probe_sched_switch probe_sched_wakeup \
+		 tick_nohz_idle_stop_tick tick_sched_do_timer; do
 		echo "!$f" >$kcsan
 	done
 fi
