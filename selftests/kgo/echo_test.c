@@ -353,6 +353,41 @@ static int client_watch(int epfd, struct client *c, bool out)
 }
 
 /*
+ * Prints the machine's TCP counters of segments dropped or pruned, and
+ * of memory pressure, that are not zero (the TcpExt lines of
+ * /proc/net/netstat: a line of names, then a line of values): why a
+ * segment was dropped, when a connection retransmits.
+ */
+static void dump_tcp_drops(void)
+{
+	static const char *const kinds[] = { "Drop", "Prune", "Pressure", "Backlog", "Collapse" };
+	static char names[8192], values[8192];
+	FILE *f = fopen("/proc/net/netstat", "r");
+	char *n, *v, *sn, *sv;
+
+	if (!f)
+		return;
+	while (fgets(names, sizeof(names), f) && fgets(values, sizeof(values), f))
+		if (!strncmp(names, "TcpExt:", 7))
+			break;
+	fclose(f);
+	if (strncmp(names, "TcpExt:", 7) || strncmp(values, "TcpExt:", 7))
+		return;
+	printf("# TcpExt counters of drops and pressure, not zero:");
+	n = strtok_r(names + 7, " \n", &sn);
+	v = strtok_r(values + 7, " \n", &sv);
+	for (; n && v; n = strtok_r(NULL, " \n", &sn), v = strtok_r(NULL, " \n", &sv)) {
+		for (unsigned int i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+			if (strstr(n, kinds[i]) && strcmp(v, "0")) {
+				printf(" %s=%s", n, v);
+				break;
+			}
+		}
+	}
+	printf("\n");
+}
+
+/*
  * Prints the connections of the port that hold data or retransmit, from
  * /proc/net/tcp: a server socket with bytes queued to read while its
  * goroutine waits on it is a lost wake-up; a socket retransmitting is a
@@ -383,6 +418,7 @@ static void dump_tcp(void)
 		shown++;
 	}
 	fclose(f);
+	dump_tcp_drops();
 }
 
 /*
