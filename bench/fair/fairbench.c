@@ -89,15 +89,22 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Prints the p99 (nearest rank) of @v and the goal beside it. */
+/*
+ * Prints the p99 (nearest rank) of @v and the goal beside it, with the
+ * worst sample and its place in the run (0 is the first): a worst at 0
+ * is what it cost to get going, one elsewhere a hiccup in steady state.
+ */
 static void report(const char *metric, __u64 *v, unsigned int n, __u64 goal)
 {
-	unsigned int rank = (n * 99 + 99) / 100;
+	unsigned int rank = (n * 99 + 99) / 100, worst = 0, i;
 
+	for (i = 1; i < n; i++)
+		if (v[i] > v[worst])
+			worst = i;
 	qsort(v, n, sizeof(*v), cmp_u64);
 	printf("{\"metric\":\"%s\",\"impl\":\"kgo\",\"unit\":\"ns\",\"value\":%llu,"
-	       "\"samples\":%u,\"max\":%llu}\n", metric,
-	       (unsigned long long)(v[rank - 1] ?: 1), n, (unsigned long long)v[n - 1]);
+	       "\"samples\":%u,\"worst_at\":%u,\"max\":%llu}\n", metric,
+	       (unsigned long long)(v[rank - 1] ?: 1), n, worst, (unsigned long long)v[n - 1]);
 	printf("{\"metric\":\"%s\",\"impl\":\"goal\",\"unit\":\"ns\",\"value\":%llu}\n",
 	       metric, (unsigned long long)goal);
 }
