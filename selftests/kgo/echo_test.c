@@ -606,6 +606,7 @@ TEST_F_TIMEOUT(echo, verified, 300)
 	after = net_losses();
 	printf("# loopback during the case: %llu segment(s) dropped on a full input backlog, %llu retransmitted\n",
 	       after.backlog_drops - before.backlog_drops, after.retrans - before.retrans);
+	fflush(stdout);	/* the harness's child ends with _exit() */
 	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %llu s", left,
 				  DEADLINE_NS / NSEC);
 	/* Slow or stuck: how far each got, and how long ago it last moved. */
