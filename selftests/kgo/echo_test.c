@@ -50,7 +50,17 @@
 #define NCONNS		1000
 #define TRIPS		10
 #define MAX_MSG		4096
-#define DEADLINE_NS	(120 * NSEC)
+/*
+ * The verified case fails when its connections stop moving, not when a
+ * slow kernel needs longer: STALL_NS with no event on any connection is
+ * a stall. On the debug and KCSAN kernels under TCG, the NET_RX softirq
+ * falls behind a thousand connections: segments wait in the input
+ * backlog past TCP's retransmission timeout, and the retransmits back
+ * off, yet the connections move. CAP_NS bounds the whole, well inside
+ * the VM's own time limit.
+ */
+#define STALL_NS	(60 * NSEC)
+#define CAP_NS		(300 * NSEC)
 
 /* The byte at offset @off of connection @id's stream. */
 static inline unsigned char pattern(unsigned int id, uint64_t off)
@@ -395,20 +405,24 @@ static int client_watch(int epfd, struct client *c, bool out)
  */
 struct net_losses {
 	unsigned long long backlog_drops, retrans;
+	/* time_squeeze: a NET_RX softirq ran out of budget with work left */
+	unsigned long long squeezed;
 };
 
 static struct net_losses net_losses(void)
 {
-	struct net_losses l = { 0, 0 };
+	struct net_losses l = { 0, 0, 0 };
 	static char names[4096], values[4096];
 	char line[512], *n, *v, *sn, *sv;
 	FILE *f = fopen("/proc/net/softnet_stat", "r");
 
 	while (f && fgets(line, sizeof(line), f)) {
-		unsigned int processed, dropped;
+		unsigned int processed, dropped, squeezed;
 
-		if (sscanf(line, "%x %x", &processed, &dropped) == 2)
+		if (sscanf(line, "%x %x %x", &processed, &dropped, &squeezed) == 3) {
 			l.backlog_drops += dropped;
+			l.squeezed += squeezed;
+		}
 	}
 	if (f)
 		fclose(f);
@@ -495,6 +509,16 @@ static void dump_tcp(void)
 	}
 	fclose(f);
 	dump_tcp_drops();
+	/*
+	 * Per CPU, in hex: processed, dropped, time_squeeze, ..., and on
+	 * 6.1 the input backlog's length next to last: segments that wait
+	 * for a NET_RX softirq are neither delivered nor dropped.
+	 */
+	f = fopen("/proc/net/softnet_stat", "r");
+	while (f && fgets(line, sizeof(line), f))
+		printf("# softnet_stat: %s", line);
+	if (f)
+		fclose(f);
 }
 
 /*
@@ -590,7 +614,7 @@ TEST_F_TIMEOUT(echo, verified, 300)
 	struct epoll_event evs[64];
 	struct client *cs;
 	struct net_losses before, after;
-	uint64_t bad = 0, end;
+	uint64_t bad = 0, start, moved;
 	unsigned int left = NCONNS, errors = 0;
 	int epfd;
 
@@ -627,9 +651,12 @@ TEST_F_TIMEOUT(echo, verified, 300)
 		ASSERT_EQ(0, epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev));
 		ASSERT_EQ(0, client_write(epfd, c, buf));
 	}
-	end = now_ns() + DEADLINE_NS;
-	while (left && now_ns() < end) {
+	start = moved = now_ns();
+	while (left && now_ns() - moved < STALL_NS && now_ns() - start < CAP_NS) {
 		int n = epoll_wait(epfd, evs, 64, 1000);
+
+		if (n > 0)
+			moved = now_ns();
 
 		for (int i = 0; i < n; i++) {
 			struct client *c = evs[i].data.ptr;
@@ -651,11 +678,12 @@ TEST_F_TIMEOUT(echo, verified, 300)
 		}
 	}
 	after = net_losses();
-	printf("# loopback during the case: %llu segment(s) dropped on a full input backlog, %llu retransmitted\n",
-	       after.backlog_drops - before.backlog_drops, after.retrans - before.retrans);
+	printf("# loopback during the case: %llu segment(s) dropped on a full input backlog, %llu retransmitted, %llu softirq budget(s) run out\n",
+	       after.backlog_drops - before.backlog_drops, after.retrans - before.retrans,
+	       after.squeezed - before.squeezed);
 	fflush(stdout);	/* the harness's child ends with _exit() */
-	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %llu s", left,
-				  DEADLINE_NS / NSEC);
+	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %.1f s, the last event %.1f s ago",
+				  left, (now_ns() - start) / 1e9, (now_ns() - moved) / 1e9);
 	/* Slow or stuck: how far each got, and how long ago it last moved. */
 	for (unsigned int i = 0, shown = 0; left && i < NCONNS && shown < 5; i++) {
 		struct client *c = &cs[i];
