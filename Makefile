@@ -15,7 +15,9 @@
 #                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny)
 #   make profile      perf in the stock kernel's VM while kgo_bench.ko runs
 #                     one workload (KGO_PROFILE=yield_pingpong): the top
-#                     functions, out/profile/NAME.txt
+#                     functions, out/profile/NAME.txt; KGO_PROFILE_INSN=1:
+#                     exact instructions per operation by function, from
+#                     a QEMU plugin (out/profile/NAME.insn.txt)
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
 #   make tools        libkgo, tools/kgoctl/kgoctl and the selftest binaries

@@ -29,6 +29,9 @@ struct kgo_bench_cfg {
 	unsigned int tree_depth;
 };
 
+/* Whether impl= leaves @name, an implementation's name, to be run. */
+bool kgo_bench_impl_wanted(const char *name);
+
 /* A workload's size: @full scaled by cfg->scale, or @smoke. */
 static inline u64 kgo_bench_size(const struct kgo_bench_cfg *cfg, u64 full,
 				 u64 smoke)

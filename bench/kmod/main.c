@@ -4,7 +4,8 @@
  * prints each result as a JSON line (report.c); init then returns 0, so
  * that the module can be removed again. kgo.ko must be loaded first.
  *
- *   insmod kgo_bench.ko [smoke=1] [scale=N] [only=NAME,...] [tree_depth=D]
+ *   insmod kgo_bench.ko [smoke=1] [scale=N] [only=NAME,...] [impl=NAME]
+ *                       [tree_depth=D]
  *
  * Default sizes take well under a minute in a 2-vCPU QEMU TCG guest;
  * scale multiplies them (on hardware, 10 or more); smoke=1 runs tiny
@@ -43,6 +44,19 @@ MODULE_PARM_DESC(tree_depth, "Levels below the spawn tree's root (default 14, sm
 static char *only;
 module_param(only, charp, 0444);
 MODULE_PARM_DESC(only, "Run only these workloads, comma-separated");
+
+/*
+ * One implementation of each comparison, kgo's or a peer's: so that an
+ * instruction count of the run (make profile) is of that one alone.
+ */
+static char *impl;
+module_param(impl, charp, 0444);
+MODULE_PARM_DESC(impl, "Run only this implementation (kgo, kthread, ...) of each workload");
+
+bool kgo_bench_impl_wanted(const char *name)
+{
+	return !impl || !*impl || !strcmp(impl, name);
+}
 
 /*
  * In this order: mem first, before this load's other workloads fill

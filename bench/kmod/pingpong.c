@@ -400,6 +400,8 @@ static void pp_bench(const struct kgo_bench_cfg *cfg, const char *metric,
 	int i, ret;
 
 	for (i = 0; i < nimpls; i++) {
+		if (!kgo_bench_impl_wanted(impls[i].name))
+			continue;
 		rounds = max_t(u64, size / impls[i].div / ops_per_round, 1);
 		n = kgo_bench_warm_size(rounds);
 		ret = pp_run(&impls[i], &n, kgo_bench_budget(cfg, true), &ns, &yields);

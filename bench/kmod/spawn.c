@@ -327,6 +327,8 @@ void kgo_bench_spawn(const struct kgo_bench_cfg *cfg)
 		const struct spawn_impl *s = &spawn_impls[i];
 		u64 n = max_t(u64, size / s->div, 1), done, ns;
 
+		if (!kgo_bench_impl_wanted(s->name))
+			continue;
 		ret = spawn_one(s, kgo_bench_warm_size(n),
 				kgo_bench_budget(cfg, true), &done, &ns);
 		if (!ret)

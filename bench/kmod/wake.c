@@ -207,6 +207,8 @@ void kgo_bench_wake_latency(const struct kgo_bench_cfg *cfg)
 	for (i = 0; i < ARRAY_SIZE(wake_impls); i++) {
 		const struct wake_impl *impl = &wake_impls[i];
 
+		if (!kgo_bench_impl_wanted(impl->name))
+			continue;
 		ret = wake_run(impl, kgo_bench_warm_size(n),
 			       kgo_bench_budget(cfg, true), &w);
 		wake_free(w);

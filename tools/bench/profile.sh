@@ -18,13 +18,16 @@
 # default yield_pingpong; or net_<impl>_c<N>: make bench's net group,
 # server <impl> (kgo, epoll, go, kthread) under N connections),
 # KGO_PROFILE_SCALE (kgo_bench.ko's scale=, default 5: a few seconds of
-# the workload; for net, netload's seconds),
+# the workload; for net, netload's seconds), KGO_PROFILE_IMPL
+# (kgo_bench.ko's impl=: one implementation, kgo or a peer; default all,
+# and kgo with KGO_PROFILE_INSN=1),
 # KGO_PROFILE_FREQ (samples a second per CPU, default 1000),
 # KGO_PROFILE_TOP (functions listed, default 25), KGO_VM_TCG_THREAD
 # (default multi, as make bench's figures), KGO_VM_TIMEOUT (600 s),
 # KGO_PROFILE_ICOUNT=1 (as KGO_BENCH_ICOUNT=1 make bench: one vCPU under
 # -icount, so that samples fall every N instructions; idle time is
-# skipped).
+# skipped). KGO_PROFILE_INSN=1: instead of perf, count instructions
+# exactly (below).
 #
 # Writes out/profile/NAME.txt (the report, also printed) and keeps
 # out/profile/NAME/{perf.data,kallsyms} for `perf report --kallsyms` or
@@ -75,24 +78,75 @@ done
 
 # Like make bench's full runs: both vCPUs at once (see bench.sh); or
 # like KGO_BENCH_ICOUNT=1.
+# fetch FILE...: the job's output sections FILE into $data.
+fetch() {
+	local f
+	for f in "$@"; do
+		sed -e 's/\r$//' "$results" |
+			sed -n "/^KGO-BEGIN output $f\$/,/^KGO-END output $f /p" | sed '1d;$d' |
+			base64 -d | gunzip >"$data/$f" 2>/dev/null || true
+		[ -s "$data/$f" ] || die "profile: the VM sent no $f (see $KGO_OUT/logs/profile.console.log)"
+	done
+}
+
+# KGO_PROFILE_INSN=1: QEMU's insncount plugin (tools/bench/insncount.c)
+# counts every kernel instruction the guest runs, per block, under
+# -icount with one vCPU. Two boots, the workload at scale and at twice
+# that: what the second run executed beyond the first, over the extra
+# iterations, is each function's instructions per operation, with the
+# boot, the module loads and perf's absence of noise cancelling out.
+# tools/bench/insn-report names the blocks from each boot's kallsyms.
+insn_profile() {
+	local s tag rc=0 plugin=$data/insncount.so
+	gcc -O2 -Wall -Wno-unused-parameter -fPIC -shared -fvisibility=hidden \
+		-o "$plugin" "$KGO_TOP/tools/bench/insncount.c" || die "building the insncount plugin"
+	for s in "$scale" $((2 * scale)); do
+		tag=s$s
+		note "profile: $name, instructions counted (scale=$s, icount $KGO_VM_ICOUNT)"
+		KGO_VM_EXTRA=$vm KGO_VM_QEMU="-plugin $plugin,out=$data/insn.$tag ${KGO_VM_QEMU:-}" \
+			KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$s KGO_PROFILE_INSN=1 KGO_PROFILE_IMPL=$impl ${KGO_VM_APPEND:-}" \
+			"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
+		[ "$rc" = 0 ] || die "profile: the VM failed (see $KGO_OUT/logs/profile.console.log)"
+		[ -s "$data/insn.$tag" ] || die "profile: QEMU wrote no counts"
+		fetch kallsyms
+		mv "$data/kallsyms" "$data/kallsyms.$tag"
+		sed -e 's/\r$//' "$KGO_OUT/logs/profile.console.log" |
+			sed -n 's/^.*\({"metric".*\)$/\1/p' >"$data/metrics.$tag"
+		[ -s "$data/metrics.$tag" ] || die "profile: the workload printed no figures"
+	done
+	"$KGO_TOP/tools/bench/insn-report" --top "$top" \
+		"$data/insn.s$scale" "$data/kallsyms.s$scale" "$data/metrics.s$scale" \
+		"$data/insn.s$((2 * scale))" "$data/kallsyms.s$((2 * scale))" "$data/metrics.s$((2 * scale))" \
+		>"$out/$name.insn.txt" || die "insn-report failed"
+	cat "$out/$name.insn.txt"
+	note "profile: wrote $out/$name.insn.txt; counts and symbols in $data/"
+}
+
+insn=${KGO_PROFILE_INSN:-0}
+[[ "$insn" =~ ^[01]$ ]] || die "KGO_PROFILE_INSN is 0 or 1, not '$insn'"
+if [ "$insn" = 1 ]; then
+	KGO_PROFILE_ICOUNT=1
+	KGO_PROFILE_IMPL=${KGO_PROFILE_IMPL:-kgo}
+fi
+impl=${KGO_PROFILE_IMPL:-}
+[[ "$impl" =~ ^[a-z_]*$ ]] || die "KGO_PROFILE_IMPL is an implementation's name, not '$impl'"
 case "${KGO_PROFILE_ICOUNT:-0}" in
 0) export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi} ;;
 1) export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1 KGO_VM_TCG_THREAD=single ;;
 *) die "KGO_PROFILE_ICOUNT is 0 or 1, not '$KGO_PROFILE_ICOUNT'" ;;
 esac
+if [ "$insn" = 1 ]; then
+	insn_profile
+	exit
+fi
 note "profile: $name (scale=$scale, $freq Hz, TCG thread=$KGO_VM_TCG_THREAD${KGO_VM_ICOUNT:+, icount $KGO_VM_ICOUNT})"
 rc=0
 KGO_VM_EXTRA=$vm \
-	KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${KGO_VM_APPEND:-}" \
+	KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${impl:+KGO_PROFILE_IMPL=$impl} ${KGO_VM_APPEND:-}" \
 	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
 
 # The job's files, from the result port's output sections.
-for f in perf.data kallsyms; do
-	sed -e 's/\r$//' "$results" |
-		sed -n "/^KGO-BEGIN output $f\$/,/^KGO-END output $f /p" | sed '1d;$d' |
-		base64 -d | gunzip >"$data/$f" 2>/dev/null || true
-	[ -s "$data/$f" ] || die "profile: the VM sent no $f (see $KGO_OUT/logs/profile.console.log)"
-done
+fetch perf.data kallsyms
 sed -e 's/\r$//' "$KGO_OUT/logs/profile.console.log" |
 	sed -n -e '/^profile: /p' -e '/^\[ perf record: /p' -e '/^{"metric"/p'
 

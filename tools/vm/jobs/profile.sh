@@ -4,7 +4,8 @@
 # perf record, cpu-clock samples (a software event: TCG has no PMU) on
 # every CPU with kernel call chains, while kgo_bench.ko runs one
 # workload: KGO_PROFILE (its only= name), KGO_PROFILE_SCALE (its
-# scale=) and KGO_PROFILE_FREQ (Hz), from the kernel command line. Or,
+# scale=), KGO_PROFILE_IMPL (its impl=, if set) and KGO_PROFILE_FREQ
+# (Hz), from the kernel command line. Or,
 # with KGO_PROFILE=net_<impl>_c<N>, one server of make bench's net
 # group (kgo, epoll, go, kthread) under netload's N connections, for
 # KGO_PROFILE_SCALE seconds.
@@ -15,7 +16,9 @@
 # (gzip, base64) to the result port, and the host makes the report.
 # kallsyms is read once insmod has returned (reading it costs the guest
 # a while under TCG, which would show in the profile), with kgo_bench.ko
-# still loaded. Its init text is gone by then, so the start of that,
+# still loaded. With KGO_PROFILE_INSN=1 there is no perf: QEMU counts
+# the instructions (tools/bench/insncount.c) and only kallsyms is sent.
+# Its init text is gone by then, so the start of that,
 # read from sysfs while init ran, is added as a symbol: ".init.text".
 
 name=${KGO_PROFILE:-yield_pingpong}
@@ -53,7 +56,7 @@ LOAD
 *)
 	# perf's workload: loading kgo_bench.ko runs the benchmark in its init.
 	cat >/tmp/load.sh <<LOAD
-insmod /kgo/kgo_bench.ko only=$name scale=$scale &
+insmod /kgo/kgo_bench.ko only=$name scale=$scale ${KGO_PROFILE_IMPL:+impl=$KGO_PROFILE_IMPL} &
 ins=\$!
 s=/sys/module/kgo_bench/sections/.init.text
 until [ -e \$s ] || ! kill -0 \$ins 2>/dev/null; do
@@ -93,8 +96,12 @@ insmod /kgo/kgo.ko || report "KGO-FAIL insmod kgo.ko"
 net_server start
 dmesg -c >/dev/null
 t0=$(date +%s)
+if [ "${KGO_PROFILE_INSN:-0}" = 1 ]; then
+	# QEMU's insncount plugin counts the instructions: no perf, whose
+	# own interrupts would be counted too.
+	sh /tmp/load.sh || report "KGO-FAIL $name"
 # perf starts the workload once its counters are on, and ends with it.
-if ! LD_LIBRARY_PATH=$P/lib $P/lib/ld-linux-x86-64.so.2 $P/perf record \
+elif ! LD_LIBRARY_PATH=$P/lib $P/lib/ld-linux-x86-64.so.2 $P/perf record \
 	-e cpu-clock -F "$freq" -a -g -o /tmp/perf.data -- sh /tmp/load.sh; then
 	report "KGO-FAIL perf record of $name"
 fi
@@ -110,7 +117,9 @@ else
 	rmmod kgo_bench || report "KGO-FAIL rmmod kgo_bench"
 fi
 rmmod kgo || report "KGO-FAIL rmmod kgo"
-if [ -s /tmp/perf.data ]; then
+if [ "${KGO_PROFILE_INSN:-0}" = 1 ]; then
+	send kallsyms /tmp/kallsyms
+elif [ -s /tmp/perf.data ]; then
 	send perf.data /tmp/perf.data
 	send kallsyms /tmp/kallsyms
 else
