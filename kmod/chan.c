@@ -344,8 +344,15 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	bool blocking = timeout_ns != KGO_NOWAIT;
 	struct kgo_sudog *wake = NULL;
 	gfp_t gfp;
-	struct kgo_waiter w;
-	struct kgo_sel sel;
+	/*
+	 * Not zeroed on entry (CONFIG_INIT_STACK_ALL_ZERO would spend 360
+	 * bytes of stores on them in every channel operation): each field
+	 * is written before it is read, by kgo_sel_setup(), by
+	 * kgo_waiter_init() (the timer only with a timeout, and only then
+	 * used) and, for a case's sudog, when it is queued.
+	 */
+	struct kgo_waiter w __uninitialized;
+	struct kgo_sel sel __uninitialized;
 	unsigned long flags;
 	struct kgo_m *m;
 	unsigned int i;
@@ -459,7 +466,8 @@ done:
 	if (due)
 		kgo_g_wakep_if_due(m);
 out:
-	kfree(sel.mem);
+	if (unlikely(sel.mem))	/* a big select: the common one calls nothing */
+		kfree(sel.mem);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(kgo_select);
