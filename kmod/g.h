@@ -34,7 +34,9 @@ struct kgo_p;
  * WAITING   Parked. On no run queue; owned by whoever will ready it
  *           (a wait list, a timer). Holds its stack, switched out.
  *           Only the WAITING -> RUNNABLE transition is made by others,
- *           with a cmpxchg, so that exactly one ready wins.
+ *           with a cmpxchg, so that exactly one ready wins; the owner's
+ *           transitions are stores but for RUNNING -> WAITING (see
+ *           kgo_g_set_status()).
  * DEAD      Exited. On a free list (P-local or global) for reuse; holds
  *           no stack.
  */
@@ -174,7 +176,15 @@ static inline enum kgo_gstatus kgo_g_status(struct kgo_g *g)
 	return atomic_read(&g->status);
 }
 
-/* The transitions made by the G's owner: a wrong old state is a bug. */
+/*
+ * The transitions made by the G's owner: a wrong old state is a bug.
+ *
+ * RUNNING -> WAITING is a cmpxchg, a full barrier: the parking G then
+ * reads its waiter's claim (unlockf), while a timer or a claimer that
+ * holds no lock of the G's may claim it and ready it, which is a
+ * cmpxchg of WAITING. Store, then load, on both sides: without the
+ * barrier each could miss the other's store, and the wake-up be lost.
+ */
 static inline void kgo_g_cas_status(struct kgo_g *g, enum kgo_gstatus old,
 				    enum kgo_gstatus new)
 {
@@ -182,6 +192,27 @@ static inline void kgo_g_cas_status(struct kgo_g *g, enum kgo_gstatus old,
 
 	WARN_ONCE(was != old, "kgo: goroutine %llu status %d, expected %d\n",
 		  g->goid, was, old);
+}
+
+/*
+ * The owner's other transitions (RUNNABLE -> RUNNING, RUNNING ->
+ * RUNNABLE, RUNNING -> DEAD) need no atomic read-modify-write: in those
+ * states nobody else writes the status. The one write by others,
+ * kgo_g_readied()'s cmpxchg, changes only WAITING, and fails on any
+ * other state without a store. So a store does it, two locked
+ * instructions fewer per yield than the cmpxchg pair. Release: what
+ * the owner wrote before (g->m before RUNNING) is seen by a reader
+ * that sees the new state with acquire (debugfs.c); a queue that the
+ * G goes onto next orders its own publication (runq.c, sched.lock).
+ */
+static inline void kgo_g_set_status(struct kgo_g *g, enum kgo_gstatus old,
+				    enum kgo_gstatus new)
+{
+	int was = atomic_read(&g->status);
+
+	WARN_ONCE(was != old, "kgo: goroutine %llu status %d, expected %d\n",
+		  g->goid, was, old);
+	atomic_set_release(&g->status, new);
 }
 
 int kgo_g_init(void);

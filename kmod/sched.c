@@ -1176,11 +1176,11 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 	g->since = jiffies;
 resume:
 	/*
-	 * g->m first: the status CAS (a full barrier) publishes it, so a
+	 * g->m first: the status store (a release) publishes it, so a
 	 * reader that sees RUNNING with acquire sees this M (debugfs.c).
 	 */
 	WRITE_ONCE(g->m, m);
-	kgo_g_cas_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
+	kgo_g_set_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
 	m->req = KGO_REQ_NONE;
 
 	/*
@@ -1231,7 +1231,7 @@ resume:
 	case KGO_REQ_YIELD:
 		if (!p)
 			goto global;
-		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
+		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
 		kgo_g_stamp_runnable(g);
 		kgo_runqput(p, g, false);
 		kgo_pstat_inc(p, yields);
@@ -1268,7 +1268,7 @@ global:
 		 * do: a preempted G goes behind everything queued, and a G
 		 * whose M lost its P runs on whichever P is free first.
 		 */
-		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
+		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
 		kgo_g_stamp_runnable(g);
 		WRITE_ONCE(g->preempt, false);
 		spin_lock_irqsave(&sched->lock, flags);
@@ -1279,7 +1279,7 @@ global:
 	case KGO_REQ_EXIT:
 		/* kgo_goexit() made sure it has a P. */
 		trace_kgo_g_end(g->goid, p->id);
-		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_DEAD);
+		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_DEAD);
 		kgo_stack_put(p, g->stack);
 		g->stack = NULL;
 		mem_cgroup_put(g->memcg);
