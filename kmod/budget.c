@@ -28,7 +28,8 @@
  *    either exit or fail its own spawns and unwind.
  *
  * Not counted here, and bounded apart: the stacks each P caches
- * (KGO_STACK_CACHE_MAX), the dead G structs each P keeps (KGO_GFREE_MAX)
+ * (KGO_STACK_CACHE_MAX) and the global pool behind them (stack_pool_max,
+ * stack.c, emptied within seconds once idle), the dead G structs each P keeps (KGO_GFREE_MAX)
  * and the global free list (KGO_GFREE_GLOBAL_MAX, g.c).
  *
  * The count is one atomic, kgo_budget.used, but a spawn and an exit do

@@ -10,11 +10,26 @@
  *   top - pt_regs   a zeroed struct pt_regs, where task_pt_regs() looks
  *   top
  *
- * Each P caches up to KGO_STACK_CACHE_MAX stacks, enough for the
- * goroutines of a spawn tree's level that wait for their children. A goroutine takes one
+ * Each P caches up to KGO_STACK_CACHE_MAX stacks. A goroutine takes one
  * when it first runs and gives it back when it exits, so queued
- * goroutines hold none. A shrinker hands idle cached stacks back under
- * memory pressure.
+ * goroutines hold none.
+ *
+ * Behind the P caches is a global pool, as Go keeps the stacks of its
+ * dead Gs until the next GC. A spawn tree keeps thousands of goroutines
+ * waiting for their children, each on a stack; when a level's exit, a
+ * P cache of 64 kept 64 of their stacks and freed the rest, and the
+ * next level allocated them again: vmalloc, a page table, and pages
+ * zeroed at allocation (init_on_alloc, on in Debian's kernels). The
+ * instruction profile of tree_1p had half of all its work in that
+ * zeroing. A full P cache now moves half of itself to the pool, and an
+ * empty one refills from it, a batch per lock. The pool holds at most
+ * stack_pool_max stacks (a module parameter), and gives back what it
+ * did not need: every second, half of the stacks that it held unused
+ * for the whole second (the low-water mark of its count) are freed, so
+ * an idle pool empties in a few seconds. A shrinker hands back the
+ * pool's stacks and then the P caches' under memory pressure. A pooled
+ * stack stays charged to the memcg of the goroutine that allocated it,
+ * as a P cache's does.
  *
  * Freeing waits for an RCU grace period: an unwinder on another CPU
  * (/proc/PID/stack, sysrq-t) may have read current->stack of an M just
@@ -25,11 +40,13 @@
 #include <linux/kasan.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "compat.h"
@@ -54,6 +71,34 @@ struct kgo_dead_stack {
 	struct rcu_head rcu;
 };
 
+/* A pooled stack's first bytes: the pool is a list through them. */
+struct kgo_pooled_stack {
+	struct kgo_pooled_stack *next;
+};
+
+#define KGO_STACK_BATCH		(KGO_STACK_CACHE_MAX / 2)
+#define KGO_STACK_POOL_DEFAULT	4096
+#define KGO_STACK_POOL_LIMIT	(1 << 20)
+
+static unsigned int stack_pool_max = KGO_STACK_POOL_DEFAULT;
+module_param(stack_pool_max, uint, 0444);
+MODULE_PARM_DESC(stack_pool_max,
+		 "Idle goroutine stacks kept for reuse beyond the Ps' own, freed after a few idle seconds (0-1048576)");
+
+/*
+ * The pool. Lock order: a P's stack_lock, then the pool's lock, never
+ * the other way; neither is taken from interrupts.
+ */
+static struct {
+	spinlock_t lock;
+	struct kgo_pooled_stack *head;	/* lock */
+	unsigned int n;			/* lock; READ_ONCE for the shrinker */
+	unsigned int low;		/* lock: least n since the last decay */
+	struct delayed_work decay;
+} kgo_stack_pool = {
+	.lock = __SPIN_LOCK_UNLOCKED(kgo_stack_pool.lock),
+};
+
 /*
  * A goroutine that exited, or was abandoned, mid-frame leaves KASAN
  * redzone poison behind in its stack's shadow; the next user of the
@@ -74,6 +119,113 @@ static void kgo_stack_free(void *stack)
 	kvfree_rcu(dead, rcu);
 }
 
+/*
+ * Refills @p's empty cache with up to a batch from the pool.
+ * Context: @p->stack_lock held.
+ */
+static void kgo_stack_pool_take(struct kgo_p *p)
+{
+	struct kgo_pooled_stack *s;
+	unsigned int k = 0;
+
+	lockdep_assert_held(&p->stack_lock);
+	if (!READ_ONCE(kgo_stack_pool.n))
+		return;
+	spin_lock(&kgo_stack_pool.lock);
+	while (k < KGO_STACK_BATCH && p->nstacks < KGO_STACK_CACHE_MAX &&
+	       (s = kgo_stack_pool.head)) {
+		kgo_stack_pool.head = s->next;
+		p->stacks[p->nstacks++] = s;
+		k++;
+	}
+	WRITE_ONCE(kgo_stack_pool.n, kgo_stack_pool.n - k);
+	kgo_stack_pool.low = min(kgo_stack_pool.low, kgo_stack_pool.n);
+	spin_unlock(&kgo_stack_pool.lock);
+}
+
+/*
+ * Moves a batch of @p's full cache to the pool, as far as the pool has
+ * room; the decay work is started when the pool was empty.
+ * Context: @p->stack_lock held.
+ */
+static void kgo_stack_pool_give(struct kgo_p *p)
+{
+	struct kgo_pooled_stack *s;
+	bool was_empty;
+	unsigned int k = 0;
+
+	lockdep_assert_held(&p->stack_lock);
+	if (READ_ONCE(kgo_stack_pool.n) >= stack_pool_max)
+		return;
+	spin_lock(&kgo_stack_pool.lock);
+	was_empty = !kgo_stack_pool.n;
+	while (k < KGO_STACK_BATCH && kgo_stack_pool.n + k < stack_pool_max) {
+		s = p->stacks[--p->nstacks];
+		s->next = kgo_stack_pool.head;
+		kgo_stack_pool.head = s;
+		k++;
+	}
+	WRITE_ONCE(kgo_stack_pool.n, kgo_stack_pool.n + k);
+	if (was_empty)
+		kgo_stack_pool.low = kgo_stack_pool.n;
+	spin_unlock(&kgo_stack_pool.lock);
+	if (was_empty && k)
+		mod_delayed_work(system_unbound_wq, &kgo_stack_pool.decay, HZ);
+}
+
+/* Frees up to @nr of the pool's stacks. Returns how many. */
+static unsigned long kgo_stack_pool_free(unsigned long nr)
+{
+	struct kgo_pooled_stack *list = NULL, *s;
+	unsigned long n = 0;
+
+	spin_lock(&kgo_stack_pool.lock);
+	while (n < nr && (s = kgo_stack_pool.head)) {
+		kgo_stack_pool.head = s->next;
+		s->next = list;
+		list = s;
+		n++;
+	}
+	WRITE_ONCE(kgo_stack_pool.n, kgo_stack_pool.n - n);
+	kgo_stack_pool.low = min(kgo_stack_pool.low, kgo_stack_pool.n);
+	spin_unlock(&kgo_stack_pool.lock);
+	while ((s = list)) {
+		list = s->next;
+		kgo_stack_free(s);
+	}
+	return n;
+}
+
+/*
+ * Once a second while the pool holds any: half of what it held unused
+ * all along goes back (at least one), so that a pool sized by a burst
+ * empties within seconds of it, and one in steady use keeps its size.
+ */
+static void kgo_stack_pool_decay(struct work_struct *work)
+{
+	unsigned int unused;
+	bool more;
+
+	spin_lock(&kgo_stack_pool.lock);
+	unused = kgo_stack_pool.low;
+	spin_unlock(&kgo_stack_pool.lock);
+	if (unused)
+		kgo_stack_pool_free(max(unused / 2, 1U));
+	spin_lock(&kgo_stack_pool.lock);
+	kgo_stack_pool.low = kgo_stack_pool.n;
+	more = kgo_stack_pool.n;
+	spin_unlock(&kgo_stack_pool.lock);
+	if (more)
+		queue_delayed_work(system_unbound_wq, &kgo_stack_pool.decay, HZ);
+}
+
+/* How many stacks the pool holds (racy, for the shrinker and tests). */
+unsigned long kgo_stack_pooled(void)
+{
+	return READ_ONCE(kgo_stack_pool.n);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_stack_pooled);
+
 /**
  * kgo_stack_get() - a stack for a goroutine's first run
  * @p: the caller's P
@@ -88,6 +240,8 @@ void *kgo_stack_get(struct kgo_p *p)
 	void *stack = NULL;
 
 	spin_lock(&p->stack_lock);
+	if (!p->nstacks)
+		kgo_stack_pool_take(p);
 	if (p->nstacks)
 		stack = p->stacks[--p->nstacks];
 	spin_unlock(&p->stack_lock);
@@ -116,6 +270,8 @@ void kgo_stack_put(struct kgo_p *p, void *stack)
 {
 	kgo_stack_unpoison(stack);
 	spin_lock(&p->stack_lock);
+	if (p->nstacks == KGO_STACK_CACHE_MAX)
+		kgo_stack_pool_give(p);
 	if (p->nstacks < KGO_STACK_CACHE_MAX) {
 		p->stacks[p->nstacks++] = stack;
 		stack = NULL;
@@ -168,15 +324,18 @@ long kgo_stacks_cached(void)
 
 	for (i = 0; i < sched->nprocs; i++)
 		n += READ_ONCE(sched->allp[i]->nstacks);
-	return n;
+	return n + kgo_stack_pooled();
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_stacks_cached);
 
-/* Frees up to @nr cached stacks, round the Ps. Returns how many. */
+/*
+ * Frees up to @nr cached stacks: the pool's first, then round the Ps.
+ * Returns how many.
+ */
 unsigned long kgo_stack_shrink(unsigned long nr)
 {
 	struct kgo_sched *sched = &kgo_sched;
-	unsigned long freed = 0;
+	unsigned long freed = kgo_stack_pool_free(nr);
 	int i;
 
 	for (i = 0; i < sched->nprocs && freed < nr; i++) {
@@ -216,13 +375,24 @@ static struct shrinker *kgo_stack_shrinker;
 
 int kgo_stack_init(void)
 {
+	if (stack_pool_max > KGO_STACK_POOL_LIMIT) {
+		pr_err("stack_pool_max=%u: must be 0 to %d\n", stack_pool_max,
+		       KGO_STACK_POOL_LIMIT);
+		return -EINVAL;
+	}
+	INIT_DELAYED_WORK(&kgo_stack_pool.decay, kgo_stack_pool_decay);
 	kgo_stack_shrinker = kgo_shrinker_create("kgo-stacks", kgo_stack_shrink_count,
 						 kgo_stack_shrink_scan);
 	return kgo_stack_shrinker ? 0 : -ENOMEM;
 }
 
+/* Context: no M runs any more (the Ps' caches are drained later). */
 void kgo_stack_exit(void)
 {
 	kgo_shrinker_destroy(kgo_stack_shrinker);
 	kgo_stack_shrinker = NULL;
+	/* The decay requeues itself while the pool holds any: empty it first. */
+	kgo_stack_pool_free(ULONG_MAX);
+	cancel_delayed_work_sync(&kgo_stack_pool.decay);
+	kgo_stack_pool_free(ULONG_MAX);
 }

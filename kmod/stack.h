@@ -11,6 +11,7 @@ void kgo_stack_prepare(struct kgo_g *g);
 void kgo_stack_drain(struct kgo_p *p);
 unsigned long kgo_stack_shrink(unsigned long nr);
 long kgo_stacks_cached(void);
+unsigned long kgo_stack_pooled(void);
 int kgo_stack_init(void);
 void kgo_stack_exit(void);
 

@@ -627,6 +627,65 @@ static void kgo_sched_shrinker_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, kgo_test_run_in_g(shrink_noop, NULL, LONG_MS));
 }
 
+/* --- The stack pool keeps a burst's stacks, then lets them go ------- */
+
+#define POOL_GS		200
+
+struct pool_ctx {
+	struct kgo_waitgroup gate;	/* held until all POOL_GS wait */
+	struct kgo_waitgroup done;
+	atomic_t waiting;
+	atomic_t err;
+};
+
+static void pool_waiter(void *arg)
+{
+	struct pool_ctx *c = arg;
+
+	atomic_inc(&c->waiting);
+	if (kgo_wg_wait(&c->gate))
+		atomic_inc(&c->err);
+	kgo_wg_done(&c->done);
+}
+
+static void kgo_sched_stack_pool_test(struct kunit *test)
+{
+	struct pool_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned long t;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	kgo_wg_init(&c->gate);
+	kgo_wg_init(&c->done);
+	kgo_wg_add(&c->gate, 1);
+	kgo_wg_add(&c->done, POOL_GS);
+	kgo_stack_shrink(ULONG_MAX);	/* start from nothing cached */
+	for (i = 0; i < POOL_GS; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(pool_waiter, c, GFP_KERNEL), 0LL);
+	/* All POOL_GS hold a stack at once, more than the P caches keep. */
+	for (t = jiffies + msecs_to_jiffies(LONG_MS);
+	     atomic_read(&c->waiting) < POOL_GS && time_before(jiffies, t);)
+		msleep(1);
+	KUNIT_ASSERT_EQ(test, atomic_read(&c->waiting), POOL_GS);
+	kgo_wg_done(&c->gate);
+	KUNIT_ASSERT_EQ(test, 0, kgo_wg_wait(&c->done));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->err), 0);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+	/* None of the burst's stacks was freed: the Ps and the pool hold them. */
+	KUNIT_EXPECT_GE(test, kgo_stacks_cached(), (long)POOL_GS);
+	KUNIT_EXPECT_GT(test, kgo_stack_pooled(), 0UL);
+	/*
+	 * Idle, the pool gives back half its unused stacks a second: 200
+	 * take about 8 s. Generous, for an emulated debug kernel.
+	 */
+	for (t = jiffies + 60 * HZ; kgo_stack_pooled() && time_before(jiffies, t);)
+		msleep(100);
+	KUNIT_EXPECT_EQ(test, kgo_stack_pooled(), 0UL);
+	/* What the P caches keep is theirs: bounded apart. */
+	KUNIT_EXPECT_LE(test, kgo_stacks_cached(),
+			(long)kgo_sched.nprocs * KGO_STACK_CACHE_MAX);
+}
+
 /* --- Free lists stay bounded ----------------------------------------- */
 
 struct burst {
@@ -787,6 +846,7 @@ static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_softirq_ready_test),
 	KUNIT_CASE(kgo_sched_inject_batch_test),
 	KUNIT_CASE(kgo_sched_shrinker_test),
+	KUNIT_CASE(kgo_sched_stack_pool_test),
 	KUNIT_CASE(kgo_sched_gfree_bound_test),
 	KUNIT_CASE(kgo_sched_gcache_test),
 	KUNIT_CASE(kgo_sched_quiesce_test),

@@ -58,7 +58,7 @@ static bool module_loaded(void)
 static const char *const bad_params[] = {
 	"maxprocs=-1", "maxprocs=100000", "slice_ms=0", "handoff_us=0",
 	"max_ms_per_cpu=1", "m_idle_ms=1", "max_inflight=0", "dev_mode=0777",
-	"max_mem_mb=1000000000",
+	"max_mem_mb=1000000000", "stack_pool_max=2000000",
 };
 
 /* Loads @path with @params; returns 0 or an errno. */
