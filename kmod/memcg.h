@@ -42,4 +42,18 @@ static inline struct mem_cgroup *kgo_memcg_spawner(struct mem_cgroup *self, bool
 #endif
 }
 
+/*
+ * Whether @memcg charges nobody: none, or the root (whose charges the
+ * kernel skips). mem_cgroup_is_root() needs root_mem_cgroup, which is
+ * not exported; the root is the one memcg without a parent.
+ */
+static inline bool kgo_memcg_is_root(struct mem_cgroup *memcg)
+{
+#ifdef CONFIG_MEMCG
+	return !memcg || !memcg->css.parent;
+#else
+	return true;
+#endif
+}
+
 #endif /* _KGO_MEMCG_H */

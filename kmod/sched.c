@@ -1123,7 +1123,7 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 	if (kgo_budget_stack(p)) {
 		struct mem_cgroup *old = set_active_memcg(g->memcg);
 
-		g->stack = kgo_stack_get(p);
+		g->stack = kgo_stack_get(p, kgo_memcg_is_root(g->memcg));
 		set_active_memcg(old);
 		if (likely(g->stack))
 			return true;

@@ -16,20 +16,26 @@
  *
  * Behind the P caches is a global pool, as Go keeps the stacks of its
  * dead Gs until the next GC. A spawn tree keeps thousands of goroutines
- * waiting for their children, each on a stack; when a level's exit, a
+ * waiting for their children, each on a stack; when a level exited, a
  * P cache of 64 kept 64 of their stacks and freed the rest, and the
  * next level allocated them again: vmalloc, a page table, and pages
  * zeroed at allocation (init_on_alloc, on in Debian's kernels). The
  * instruction profile of tree_1p had half of all its work in that
- * zeroing. A full P cache now moves half of itself to the pool, and an
- * empty one refills from it, a batch per lock. The pool holds at most
- * stack_pool_max stacks (a module parameter), and gives back what it
- * did not need: every second, half of the stacks that it held unused
- * for the whole second (the low-water mark of its count) are freed, so
- * an idle pool empties in a few seconds. A shrinker hands back the
- * pool's stacks and then the P caches' under memory pressure. A pooled
- * stack stays charged to the memcg of the goroutine that allocated it,
- * as a P cache's does.
+ * zeroing. A stack that a full P cache has no room for now goes to the
+ * pool instead of being freed, and an empty P cache takes a batch back.
+ *
+ * Only stacks charged to no memcg go to the pool (a goroutine of the
+ * root memcg allocated them: an in-kernel caller's, usually), and only
+ * such goroutines take from it: a stack charged to one cgroup must not
+ * let another cgroup's goroutine run uncharged. (The 64 of a P cache
+ * are not sorted so: a goroutine may run on one charged to another
+ * cgroup, as before the pool.)
+ *
+ * The pool holds at most stack_pool_max stacks (a module parameter) and
+ * gives back what it did not need: every second, half of the stacks it
+ * held unused for the whole second (the low-water mark of its count)
+ * are freed, so an idle pool empties in a few seconds. A shrinker hands
+ * back the pool's stacks, then the P caches', under memory pressure.
  *
  * Freeing waits for an RCU grace period: an unwinder on another CPU
  * (/proc/PID/stack, sysrq-t) may have read current->stack of an M just
@@ -144,33 +150,48 @@ static void kgo_stack_pool_take(struct kgo_p *p)
 }
 
 /*
- * Moves a batch of @p's full cache to the pool, as far as the pool has
- * room; the decay work is started when the pool was empty.
- * Context: @p->stack_lock held.
+ * Whether @stack is charged to no memcg: allocated for a goroutine of
+ * the root memcg (an in-kernel caller's, usually), whose __GFP_ACCOUNT
+ * charges nobody. Only those go to the pool, and only such goroutines
+ * take from it: a stack charged to one cgroup must not serve another
+ * cgroup's goroutine, which would run uncharged (memcg_test).
  */
-static void kgo_stack_pool_give(struct kgo_p *p)
+static bool kgo_stack_uncharged(void *stack)
 {
-	struct kgo_pooled_stack *s;
-	bool was_empty;
-	unsigned int k = 0;
+#ifdef CONFIG_MEMCG
+	return !READ_ONCE(vmalloc_to_page(stack)->memcg_data);
+#else
+	return true;
+#endif
+}
 
-	lockdep_assert_held(&p->stack_lock);
-	if (READ_ONCE(kgo_stack_pool.n) >= stack_pool_max)
-		return;
+/*
+ * Takes @stack, which @p's full cache has no room for, if it is
+ * uncharged and the pool has room; the decay work is started when the
+ * pool was empty. Return: whether it was taken.
+ */
+static bool kgo_stack_pool_give(void *stack)
+{
+	struct kgo_pooled_stack *s = stack;
+	bool was_empty;
+
+	if (READ_ONCE(kgo_stack_pool.n) >= stack_pool_max || !kgo_stack_uncharged(stack))
+		return false;
 	spin_lock(&kgo_stack_pool.lock);
-	was_empty = !kgo_stack_pool.n;
-	while (k < KGO_STACK_BATCH && kgo_stack_pool.n + k < stack_pool_max) {
-		s = p->stacks[--p->nstacks];
-		s->next = kgo_stack_pool.head;
-		kgo_stack_pool.head = s;
-		k++;
+	if (kgo_stack_pool.n >= stack_pool_max) {
+		spin_unlock(&kgo_stack_pool.lock);
+		return false;
 	}
-	WRITE_ONCE(kgo_stack_pool.n, kgo_stack_pool.n + k);
+	was_empty = !kgo_stack_pool.n;
+	s->next = kgo_stack_pool.head;
+	kgo_stack_pool.head = s;
+	WRITE_ONCE(kgo_stack_pool.n, kgo_stack_pool.n + 1);
 	if (was_empty)
 		kgo_stack_pool.low = kgo_stack_pool.n;
 	spin_unlock(&kgo_stack_pool.lock);
-	if (was_empty && k)
+	if (was_empty)
 		mod_delayed_work(system_unbound_wq, &kgo_stack_pool.decay, HZ);
+	return true;
 }
 
 /* Frees up to @nr of the pool's stacks. Returns how many. */
@@ -229,18 +250,20 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_stack_pooled);
 /**
  * kgo_stack_get() - a stack for a goroutine's first run
  * @p: the caller's P
+ * @uncharged: the active memcg is the root or none, so that the pool's
+ *             stacks, charged to nobody, may serve it
  *
  * Charged to the active memcg, which the caller sets (memcg.h).
  *
  * Context: the M holding @p, process context (may sleep). Return: a stack
  * or NULL when memory is short.
  */
-void *kgo_stack_get(struct kgo_p *p)
+void *kgo_stack_get(struct kgo_p *p, bool uncharged)
 {
 	void *stack = NULL;
 
 	spin_lock(&p->stack_lock);
-	if (!p->nstacks)
+	if (!p->nstacks && uncharged)
 		kgo_stack_pool_take(p);
 	if (p->nstacks)
 		stack = p->stacks[--p->nstacks];
@@ -270,14 +293,12 @@ void kgo_stack_put(struct kgo_p *p, void *stack)
 {
 	kgo_stack_unpoison(stack);
 	spin_lock(&p->stack_lock);
-	if (p->nstacks == KGO_STACK_CACHE_MAX)
-		kgo_stack_pool_give(p);
 	if (p->nstacks < KGO_STACK_CACHE_MAX) {
 		p->stacks[p->nstacks++] = stack;
 		stack = NULL;
 	}
 	spin_unlock(&p->stack_lock);
-	if (stack)
+	if (stack && !kgo_stack_pool_give(stack))
 		kgo_stack_free(stack);
 }
 

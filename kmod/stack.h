@@ -5,7 +5,7 @@
 struct kgo_g;
 struct kgo_p;
 
-void *kgo_stack_get(struct kgo_p *p);
+void *kgo_stack_get(struct kgo_p *p, bool uncharged);
 void kgo_stack_put(struct kgo_p *p, void *stack);
 void kgo_stack_prepare(struct kgo_g *g);
 void kgo_stack_drain(struct kgo_p *p);
