@@ -6,7 +6,10 @@
  * a batch go to the scheduler together through the session's feed
  * (feed.c: one fd's backlog does not delay another's tasks, whichever
  * path it came by), and one store-release of sq_head gives the slots
- * back.
+ * back. An entry marked KGO_TASK_F_INLINE is not a job: it runs here
+ * and its completion goes straight into the CQ, as io_uring issues a
+ * NOP, with no goroutine, job, reference or wake-up to pay for; a run
+ * of them posts under one hold of s->lock.
  */
 
 #include <linux/ktime.h>
@@ -49,6 +52,65 @@ static void kgo_ring_refuse(struct kgo_session *s, struct kgo_ring *r,
 	spin_unlock(&s->lock);
 }
 
+/*
+ * Inline completions posted under one hold of s->lock, at most: a run
+ * of inline NOPs takes the lock once, and a goroutine posting its own
+ * completion waits behind at most this many.
+ */
+#define KGO_RING_INLINE_HOLD	64
+
+/* Drops the hold of s->lock a run of inline completions took, if any. */
+static void kgo_ring_unhold(struct kgo_session *s, u32 *held)
+{
+	if (!*held)
+		return;
+	spin_unlock(&s->lock);
+	*held = 0;
+}
+
+/*
+ * Runs a KGO_TASK_F_INLINE entry here, in the submitter, and posts its
+ * completion (a refusal too: it is the task's own fault). *held counts
+ * the completions posted under the current hold of s->lock; the caller
+ * drops it with kgo_ring_unhold() before anything that may sleep.
+ */
+static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
+			    const struct kgo_task *t, bool timed, u32 *held)
+{
+	struct kgo_completion c = {
+		.tag = t->tag,
+		.cpu = ~0U,
+		.kind = t->kind,
+	};
+	int err = kgo_task_validate(t);
+
+	/* The SQ poller runs in no process: no user memory to read. */
+	if (!err && t->kind == KGO_TASK_CHECKSUM && r->sqpoll_wake)
+		err = -EOPNOTSUPP;
+	if (timed) {
+		c.queued_ns = ktime_get_ns();
+		c.started_ns = c.queued_ns;
+		c.ended_ns = c.queued_ns;
+	}
+	if (!err) {
+		c.cpu = raw_smp_processor_id();
+		if (t->kind != KGO_TASK_NOP) {
+			kgo_ring_unhold(s, held);	/* it reads user memory */
+			err = kgo_task_run_inline(t, &c.result);
+			if (timed)
+				c.ended_ns = ktime_get_ns();
+		}
+	}
+	c.status = err;
+	if (!*held)
+		spin_lock(&s->lock);
+	kgo_ring_post(r, &c);
+	if (++*held == KGO_RING_INLINE_HOLD) {
+		kgo_ring_unhold(s, held);
+		cond_resched();
+	}
+}
+
 /* Pending first, then the scheduler: a job is on pending before it runs. */
 static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
 			   struct kgo_gqueue *q, u32 n)
@@ -70,9 +132,9 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 	struct kgo_gqueue q = {};
 	LIST_HEAD(jobs);
 	bool timed = !(r->flags & KGO_RING_NO_TIMES);
-	u32 done = 0, chunk = 0, room, cq_head;
+	u32 done = 0, chunk = 0, held = 0, room, cq_head;
 	u64 now = 0;
-	bool refused = false;
+	bool posted = false;
 	long ret = 0;
 	s64 ready;
 
@@ -103,6 +165,15 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 			ret = -EINTR;
 			break;
 		}
+		/* Copied once: the caller may be rewriting the slot. */
+		memcpy(&t, &r->sqes[r->sq_khead & (r->sq_entries - 1)], sizeof(t));
+		barrier();	/* the compiler must not read it again for @t */
+		if (t.flags & KGO_TASK_F_INLINE) {
+			kgo_ring_inline(s, r, &t, timed, &held);
+			posted = true;
+			goto consumed;
+		}
+		kgo_ring_unhold(s, &held);
 		/* One clock read a chunk: its tasks are queued together. */
 		if (timed && !chunk)
 			now = ktime_get_ns();
@@ -111,9 +182,6 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 			ret = -EAGAIN;	/* a goroutine still holds a consumed task's job */
 			break;
 		}
-		/* Copied once: the caller may be rewriting the slot. */
-		memcpy(&t, &r->sqes[r->sq_khead & (r->sq_entries - 1)], sizeof(t));
-		barrier();	/* the compiler must not read it again for @t */
 		g = kgo_session_ring_job(s, job, &t, now, &gc);
 		if (IS_ERR(g)) {
 			if (!kgo_ring_task_fault(PTR_ERR(g))) {
@@ -121,12 +189,13 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 				break;
 			}
 			kgo_ring_refuse(s, r, &t, PTR_ERR(g), now);
-			refused = true;
+			posted = true;
 		} else {
 			list_add_tail(&job->node, &jobs);
 			kgo_gqueue_push_back(&q, g);
 			chunk++;
 		}
+consumed:
 		r->sq_khead++;
 		WRITE_ONCE(r->issued, r->issued + 1);
 		done++;
@@ -136,13 +205,14 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 			cond_resched();
 		}
 	}
+	kgo_ring_unhold(s, &held);
 	/* Release: the entries before sq_head are copied (rule 2). */
 	smp_store_release(r->sq_head, r->sq_khead);
 	kgo_ring_flush(s, &jobs, &q, chunk);
 	kgo_gcache_drain(&gc);
 out:
 	mutex_unlock(&r->submit_lock);
-	if (refused)
+	if (posted)
 		kgo_ring_wake(r);
 	return done ? done : ret;
 }

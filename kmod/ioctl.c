@@ -129,8 +129,13 @@ static long kgo_ioctl_submit(struct kgo_session *s, void __user *uarg)
 			ret = PTR_ERR(g);
 			break;
 		}
-		kgo_gqueue_push_back(&q, g);
 		n++;
+		if (!g) {	/* run inline, and completed */
+			if (!(n % KGO_SUBMIT_CHUNK))
+				cond_resched();
+			continue;
+		}
+		kgo_gqueue_push_back(&q, g);
 		if (++chunk == KGO_SUBMIT_CHUNK) {
 			kgo_feed_inject(&s->feed, &q, chunk);
 			chunk = 0;

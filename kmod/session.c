@@ -244,6 +244,22 @@ static void kgo_job_main(void *arg)
 	kgo_job_put(job);	/* the goroutine's reference */
 }
 
+/*
+ * Runs a KGO_TASK_F_INLINE @job here, in the submitter, and completes
+ * it, as its goroutine would have: see kgo_job_main().
+ */
+static void kgo_job_run_inline(struct kgo_job *job)
+{
+	atomic_set(&job->state, KGO_JOB_RUNNING);
+	job->c.queued_ns = ktime_get_ns();
+	job->c.started_ns = job->c.queued_ns;
+	job->c.cpu = raw_smp_processor_id();
+	job->c.status = kgo_task_run_inline(&job->desc, &job->c.result);
+	job->c.ended_ns = ktime_get_ns();
+	kgo_job_complete(job);
+	kgo_job_put(job);	/* the reference a goroutine would have dropped */
+}
+
 /* Fills in a fresh @job for @t; the caller holds a reservation for it. */
 static void kgo_job_init(struct kgo_session *s, struct kgo_job *job,
 			 const struct kgo_task *t, u32 len)
@@ -300,8 +316,11 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u
  *
  * Validates it, reserves it against the fd's caps, copies in its data
  * and makes its goroutine, which the caller queues (kgo_feed_inject()).
+ * A KGO_TASK_F_INLINE task runs here instead, and is completed (its
+ * record is on the read list) when this returns.
  *
- * Context: process, may sleep. Return: the goroutine, or an ERR_PTR.
+ * Context: process, may sleep. Return: the goroutine, NULL for a task
+ * run inline, or an ERR_PTR.
  */
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 				     const struct kgo_task *t, struct kgo_gcache *gc)
@@ -314,7 +333,8 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	ret = kgo_task_validate(t);
 	if (ret)
 		return ERR_PTR(ret);
-	len = t->kind == KGO_TASK_CHECKSUM ? t->args[1] : 0;
+	/* Inline, CHECKSUM reads the buffer in place: nothing copied in. */
+	len = t->kind == KGO_TASK_CHECKSUM && !(t->flags & KGO_TASK_F_INLINE) ? t->args[1] : 0;
 
 	/*
 	 * The user's and the fd's caps first: a task over them costs no
@@ -349,6 +369,10 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 		return ERR_PTR(-ENOMEM);
 	}
 	kgo_job_init(s, job, t, len);
+	if (t->flags & KGO_TASK_F_INLINE) {
+		kgo_job_run_inline(job);
+		return NULL;
+	}
 
 	/*
 	 * The goroutine before the job goes on pending: until then no

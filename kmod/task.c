@@ -8,6 +8,7 @@
 #include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <kunit/visibility.h>
 
 #include <kgo.h>
@@ -49,12 +50,16 @@ int kgo_task_validate(const struct kgo_task *t)
 {
 	unsigned int used;	/* how many args the kind uses */
 
-	if (t->flags || t->__reserved)
+	/* NOP first, in one test: a ring's batch of them is all this. */
+	if (t->kind == KGO_TASK_NOP)
+		return (t->flags & ~KGO_TASK_FLAGS) | t->__reserved |
+		       t->args[0] | t->args[1] | t->args[2] ? -EINVAL : 0;
+	if ((t->flags & ~KGO_TASK_FLAGS) || t->__reserved)
+		return -EINVAL;
+	/* Inline is for what neither sleeps nor runs unbounded. */
+	if ((t->flags & KGO_TASK_F_INLINE) && t->kind != KGO_TASK_CHECKSUM)
 		return -EINVAL;
 	switch (t->kind) {
-	case KGO_TASK_NOP:
-		used = 0;
-		break;
 	case KGO_TASK_SPIN:
 		if (t->args[0] > KGO_SPIN_MAX_NS)
 			return -EINVAL;
@@ -120,6 +125,56 @@ u32 kgo_task_checksum(const void *buf, size_t len)
 	return ~__crc32c_le(~0U, buf, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_task_checksum);
+
+/*
+ * Bytes of user memory a CHECKSUM run inline reads at a time: small
+ * enough for the stack, and no allocation for a task that holds none.
+ */
+#define KGO_INLINE_CHUNK	256
+/* Between two looks at need_resched: a 1 MiB buffer is a few of them. */
+#define KGO_INLINE_RESCHED	(64 * 1024)
+
+/**
+ * kgo_task_run_inline() - run a validated KGO_TASK_F_INLINE task here
+ * @t: the task, kgo_task_validate()d: NOP or CHECKSUM
+ * @result: out: its result
+ *
+ * CHECKSUM reads its buffer in place, a chunk at a time, so a task run
+ * inline holds no memory after it returns and needs no accounting.
+ *
+ * Context: process (the submitter, or the SQ poller for a NOP), may
+ * sleep. Return: 0, or the status its completion reports (-EFAULT).
+ */
+int kgo_task_run_inline(const struct kgo_task *t, u64 *result)
+{
+	const u8 __user *p = u64_to_user_ptr(t->args[0]);
+	u8 buf[KGO_INLINE_CHUNK];
+	u64 left = t->args[1];
+	u32 crc = ~0U, since = 0;
+
+	*result = 0;
+	if (t->kind == KGO_TASK_NOP)
+		return 0;
+	if (WARN_ON_ONCE(t->kind != KGO_TASK_CHECKSUM))
+		return -EINVAL;
+	while (left) {
+		size_t n = min_t(u64, left, sizeof(buf));
+
+		if (copy_from_user(buf, p, n))
+			return -EFAULT;
+		crc = __crc32c_le(crc, buf, n);
+		p += n;
+		left -= n;
+		since += n;
+		if (since >= KGO_INLINE_RESCHED) {
+			since = 0;
+			cond_resched();
+		}
+	}
+	*result = ~crc;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_task_run_inline);
 
 static u64 kgo_task_spin(struct kgo_job *job, u64 ns)
 {

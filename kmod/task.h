@@ -49,5 +49,6 @@ int kgo_task_validate(const struct kgo_task *t);
 u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max);
 u32 kgo_task_checksum(const void *buf, size_t len);
 void kgo_job_run(struct kgo_job *job);
+int kgo_task_run_inline(const struct kgo_task *t, u64 *result);
 
 #endif /* _KGO_TASK_H */

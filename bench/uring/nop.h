@@ -17,6 +17,13 @@
  * waits, in the same call, until PIPE_WAIT (or all in flight, if
  * fewer) are back. The figures are the sustained ops/s and the
  * submitting thread's CPU time (user + system) per NOP.
+ *
+ * A NOP completes where it is submitted, as io_uring issues one inline:
+ * kgo's tasks carry KGO_TASK_F_INLINE, so these rows weigh the two
+ * ways in and out of the kernel. With -async (nop_async), it runs
+ * elsewhere: kgo's tasks are goroutines, io_uring's SQEs carry
+ * IOSQE_ASYNC and run in its io-wq worker threads. Those rows weigh a
+ * goroutine against a kernel thread pool's work item.
  */
 #ifndef _KGO_BENCH_NOP_H
 #define _KGO_BENCH_NOP_H
@@ -45,5 +52,8 @@ struct nop_impl {
 #define PIPE_WAIT	32
 
 extern const struct nop_impl nop_impl;
+
+/* -async: each NOP runs in a goroutine, or io_uring's io-wq (see above). */
+extern int nop_async;
 
 #endif /* _KGO_BENCH_NOP_H */

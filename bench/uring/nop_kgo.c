@@ -40,6 +40,7 @@ static void kgo_setup(unsigned int batch)
 	recs = xcalloc(batch, rec_size);
 	for (unsigned int i = 0; i < batch; i++) {
 		tasks[i].kind = KGO_TASK_NOP;
+		tasks[i].flags = nop_async ? 0 : KGO_TASK_F_INLINE;
 		tasks[i].tag = i;
 	}
 }

@@ -2,7 +2,7 @@
 /*
  * What the NOP benchmarks share (see nop.h):
  *
- *   nop_<impl> [-batch N | -pipe DEPTH] [-iters SCALE] [-smoke]
+ *   nop_<impl> [-batch N | -pipe DEPTH] [-async] [-iters SCALE] [-smoke]
  *
  * Without -batch it runs batches of 1 and of 32, the metrics nop_b1 and
  * nop_b32, and prints one JSON line for each, "iters" the NOPs timed:
@@ -12,6 +12,9 @@
  * With -pipe it keeps DEPTH in flight (see nop.h) and prints two lines,
  * the metrics nop_pipe (ops/s) and nop_pipe_cpu (the submitting
  * thread's CPU ns per NOP), each with "depth".
+ *
+ * With -async the metrics are nop_async_b1, nop_async_b32,
+ * nop_async_pipe and nop_async_pipe_cpu (see nop.h).
  */
 
 #include <stdio.h>
@@ -35,7 +38,15 @@
 #define RUN_MAX_NS	5000000000ULL
 #define CLOCK_EVERY	16	/* batches between looks at the clock */
 
-#define USAGE		"[-batch N | -pipe DEPTH] [-iters SCALE] [-smoke]"
+#define USAGE		"[-batch N | -pipe DEPTH] [-async] [-iters SCALE] [-smoke]"
+
+int nop_async;
+
+/* The metrics' prefix: nop_ or nop_async_. */
+static const char *prefix(void)
+{
+	return nop_async ? "nop_async" : "nop";
+}
 
 /* The calling thread's CPU time so far, user and system. */
 static unsigned long long thread_cpu_ns(void)
@@ -63,10 +74,12 @@ static void bench_pipe(unsigned int depth, unsigned long long nops)
 	t1 = now_ns();
 	c1 = thread_cpu_ns();
 	nop_impl.teardown();
-	printf("{\"metric\":\"nop_pipe\",\"impl\":\"%s\",\"unit\":\"ops/s\",", nop_impl.name);
+	printf("{\"metric\":\"%s_pipe\",\"impl\":\"%s\",\"unit\":\"ops/s\",", prefix(),
+	       nop_impl.name);
 	printf("\"value\":%.1f,\"iters\":%llu,\"depth\":%u}\n",
 	       nops * 1e9 / (double)(t1 - t0 ?: 1), nops, depth);
-	printf("{\"metric\":\"nop_pipe_cpu\",\"impl\":\"%s\",\"unit\":\"ns/op\",", nop_impl.name);
+	printf("{\"metric\":\"%s_pipe_cpu\",\"impl\":\"%s\",\"unit\":\"ns/op\",", prefix(),
+	       nop_impl.name);
 	printf("\"value\":%.1f,\"iters\":%llu,\"depth\":%u}\n",
 	       (c1 - c0) / (double)(nops ?: 1), nops, depth);
 	flush_stdout();
@@ -103,8 +116,8 @@ static void bench(unsigned int batch, unsigned long long nops)
 	nops = run(batch, nops, RUN_MAX_NS);
 	t1 = now_ns();
 	nop_impl.teardown();
-	printf("{\"metric\":\"nop_b%u\",\"impl\":\"%s\",\"unit\":\"ops/s\",",
-	       batch, nop_impl.name);
+	printf("{\"metric\":\"%s_b%u\",\"impl\":\"%s\",\"unit\":\"ops/s\",",
+	       prefix(), batch, nop_impl.name);
 	printf("\"value\":%.1f,\"iters\":%llu}\n",
 	       nops * 1e9 / (double)(t1 - t0 ?: 1), nops);
 	flush_stdout();
@@ -122,6 +135,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-smoke")) {
 			nops = NOPS_SMOKE;
+		} else if (!strcmp(argv[i], "-async")) {
+			nop_async = 1;
 		} else if (!strcmp(argv[i], "-batch") && i + 1 < argc) {
 			batch = arg_u64(USAGE, "-batch", argv[++i], 1, BATCH_MAX);
 		} else if (!strcmp(argv[i], "-pipe") && i + 1 < argc) {

@@ -72,6 +72,7 @@ static void ring_run_batch(unsigned int batch)
 		if (!t)
 			die("kgo_ring_get_sqe: the ring is full");
 		t->kind = KGO_TASK_NOP;
+		t->flags = nop_async ? 0 : KGO_TASK_F_INLINE;
 		t->tag = i;
 	}
 	submit_and_wait(batch);
@@ -96,6 +97,7 @@ static unsigned long long ring_pipe(unsigned int depth, unsigned long long nops,
 
 		while (inflight + n < depth && sent + n < nops && (t = kgo_ring_get_sqe(&ring))) {
 			t->kind = KGO_TASK_NOP;
+			t->flags = nop_async ? 0 : KGO_TASK_F_INLINE;
 			t->tag = 0;
 			n++;
 		}

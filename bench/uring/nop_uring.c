@@ -35,6 +35,8 @@ static void uring_run_batch(unsigned int batch)
 		if (!sqe)
 			die("io_uring_get_sqe: the ring is full");
 		io_uring_prep_nop(sqe);
+		if (nop_async)
+			sqe->flags |= IOSQE_ASYNC;
 		sqe->user_data = i;
 	}
 	ret = io_uring_submit_and_wait(&ring, batch);
@@ -90,6 +92,8 @@ static unsigned long long uring_pipe(unsigned int depth, unsigned long long nops
 
 		while (inflight + n < depth && sent + n < nops && (sqe = io_uring_get_sqe(&ring))) {
 			io_uring_prep_nop(sqe);
+			if (nop_async)
+				sqe->flags |= IOSQE_ASYNC;
 			sqe->user_data = 0;
 			n++;
 		}

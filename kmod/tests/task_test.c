@@ -29,6 +29,16 @@ struct validate_case {
 static const struct validate_case validate_cases[] = {
 	{ "nop", T(KGO_TASK_NOP, 0, 0, 0), 0 },
 	{ "nop with an arg", T(KGO_TASK_NOP, 1, 0, 0), -EINVAL },
+	{ "nop inline", { .kind = KGO_TASK_NOP, .flags = KGO_TASK_F_INLINE }, 0 },
+	{ "nop flag 2", { .kind = KGO_TASK_NOP, .flags = 2 }, -EINVAL },
+	{ "checksum inline", { .kind = KGO_TASK_CHECKSUM, .flags = KGO_TASK_F_INLINE,
+			       .args = { 4096, KGO_CHECKSUM_MAX_LEN } }, 0 },
+	{ "checksum inline over max", { .kind = KGO_TASK_CHECKSUM, .flags = KGO_TASK_F_INLINE,
+					.args = { 4096, KGO_CHECKSUM_MAX_LEN + 1 } }, -E2BIG },
+	{ "spin inline", { .kind = KGO_TASK_SPIN, .flags = KGO_TASK_F_INLINE,
+			   .args = { 1 } }, -EINVAL },
+	{ "block inline", { .kind = KGO_TASK_BLOCK, .flags = KGO_TASK_F_INLINE,
+			    .args = { 1 } }, -EINVAL },
 	{ "unknown kind 0", T(0, 0, 0, 0), -EINVAL },
 	{ "unknown kind 99", T(99, 0, 0, 0), -EINVAL },
 	{ "spin max", T(KGO_TASK_SPIN, KGO_SPIN_MAX_NS, 0, 0), 0 },
@@ -83,7 +93,9 @@ static void kgo_task_flags_reserved_test(struct kunit *test)
 {
 	struct kgo_task t = T(KGO_TASK_NOP, 0, 0, 0);
 
-	t.flags = 1;
+	t.flags = 2;	/* one the module lacks */
+	KUNIT_EXPECT_EQ(test, kgo_task_validate(&t), -EINVAL);
+	t.flags = ~KGO_TASK_FLAGS;
 	KUNIT_EXPECT_EQ(test, kgo_task_validate(&t), -EINVAL);
 	t.flags = 0;
 	t.__reserved = 1;

@@ -320,9 +320,16 @@ static struct tmodel gen_task(struct fuzz *f, unsigned char *dst, uint32_t tsize
 
 	switch (d) {
 	case D_NONE:
+		/* Some run in the submitter: their completions come the same. */
+		if ((t.kind == KGO_TASK_NOP || t.kind == KGO_TASK_CHECKSUM) && rng_pct(r, 30))
+			t.flags = KGO_TASK_F_INLINE;
 		break;
 	case D_FLAGS:
-		t.flags = 1U << rng_below(r, 32);
+		/* A flag the module lacks, or INLINE on a kind that may not. */
+		if (t.kind != KGO_TASK_NOP && t.kind != KGO_TASK_CHECKSUM && rng_pct(r, 30))
+			t.flags = KGO_TASK_F_INLINE;
+		else
+			t.flags = 2U << rng_below(r, 31);
 		m.err = EINVAL;
 		break;
 	case D_RESERVED:

@@ -378,7 +378,12 @@ TEST_F(kgo, bad_task)
 		{ "kind past the catalogue", { .kind = KGO_TASK_PINGPONG_HOG + 1 }, EINVAL },
 		{ "kind 1000", { .kind = 1000 }, EINVAL },
 		{ "kind ~0", { .kind = ~0u }, EINVAL },
-		{ "flags 1", { .kind = KGO_TASK_NOP, .flags = 1 }, EINVAL },
+		{ "flags 2", { .kind = KGO_TASK_NOP, .flags = 2 }, EINVAL },
+		{ "INLINE SPIN", { .kind = KGO_TASK_SPIN, .flags = KGO_TASK_F_INLINE,
+				   .args = { 1 } }, EINVAL },
+		{ "INLINE SLEEP", { .kind = KGO_TASK_SLEEP, .flags = KGO_TASK_F_INLINE,
+				    .args = { 1 } }, EINVAL },
+		{ "INLINE|2 NOP", { .kind = KGO_TASK_NOP, .flags = KGO_TASK_F_INLINE | 2 }, EINVAL },
 		{ "flags 1<<31", { .kind = KGO_TASK_NOP, .flags = 0x80000000u }, EINVAL },
 		{ "__reserved", { .kind = KGO_TASK_NOP, .__reserved = 1 }, EINVAL },
 		{ "NOP args[0]", { .kind = KGO_TASK_NOP, .args = { 1, 0, 0 } }, EINVAL },
@@ -551,7 +556,7 @@ TEST_F(kgo, partial_accept)
 	EXPECT_EQ(1, c[0].tag);
 
 	/* The first is bad: the reason, and nothing accepted. */
-	t[0] = (struct kgo_task){ .kind = KGO_TASK_NOP, .tag = 1, .flags = 1 };
+	t[0] = (struct kgo_task){ .kind = KGO_TASK_NOP, .tag = 1, .flags = 2 };
 	t[1] = nop(2);
 	EXPECT_ERRNO(EINVAL, submit(self->fd, t, 2), "bad first");
 	EXPECT_TRUE(idle(self->fd));

@@ -337,7 +337,7 @@ TEST_F(ring, garbage_entries)
 
 	ASSERT_EQ(0, kgo_ring_init_params(self->fd, &self->r, &p));
 	put(&self->r, 0, 0);				/* no such kind */
-	put(&self->r, KGO_TASK_NOP, 1)->flags = 7;	/* flags must be 0 */
+	put(&self->r, KGO_TASK_NOP, 1)->flags = 6;	/* flags it lacks */
 	put(&self->r, KGO_TASK_SPIN, 2)->args[0] = KGO_SPIN_MAX_NS + 1;
 	t = put(&self->r, KGO_TASK_CHECKSUM, 3);
 	t->args[0] = 8;					/* unmapped */

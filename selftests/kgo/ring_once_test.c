@@ -4,8 +4,10 @@
  *
  * exactly_once: 8 threads on 4 rings. On each ring one thread submits
  * (the SQ side) and one reaps (the CQ side), both entering the same fd
- * at once. Mixed tasks with unique tags, one in 97 not a task at all;
- * every tag completes exactly once, with the right status and result.
+ * at once. Mixed tasks with unique tags, one in 97 not a task at all,
+ * half the NOPs and CHECKSUMs run inline (KGO_TASK_F_INLINE, posted by
+ * the submitter while goroutines post theirs); every tag completes
+ * exactly once, with the right status and result.
  * KGO_RING_ONCE_TASKS in the environment overrides the task count.
  *
  * kill_in_flight, close_in_flight: a process killed, or an fd closed and
@@ -93,6 +95,9 @@ static void make_task(struct kgo_task *t, uint64_t tag, unsigned char *buf)
 {
 	t->kind = kind_of(tag);
 	t->tag = tag;
+	/* Half the NOPs and CHECKSUMs run in the submitter (and post from it). */
+	if ((t->kind == KGO_TASK_NOP || t->kind == KGO_TASK_CHECKSUM) && (tag / 5) % 2)
+		t->flags = KGO_TASK_F_INLINE;
 	switch (t->kind) {
 	case KGO_TASK_SPIN:
 		t->args[0] = SPIN_NS;

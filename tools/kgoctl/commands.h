@@ -9,7 +9,7 @@
 
 /* Usage lines, after "kgoctl ": shared by --help, errors and the table. */
 #define INFO_USAGE	"info"
-#define RUN_USAGE	"run KIND [ARG...] [--count N] [--batch B] [--size BYTES] [--ioctl] [--quiet]"
+#define RUN_USAGE	"run KIND [ARG...] [--count N] [--batch B] [--size BYTES] [--ioctl] [--inline] [--quiet]"
 #define RUN_KINDS	"KIND: nop | spin NS | yield N | spawn FANOUT DEPTH | checksum\n" \
 			"        | sleep NS | pingpong N | select N GAP_NS | block US"
 #define STATS_USAGE	"stats [--json]"

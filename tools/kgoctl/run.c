@@ -65,6 +65,7 @@ struct run_opts {
 	bool size_given;
 	bool quiet;
 	bool ioctl;		/* the older path, not the rings */
+	bool inline_;		/* KGO_TASK_F_INLINE: run in the submitter */
 };
 
 /*
@@ -139,6 +140,8 @@ static void parse_kind_args(struct run_opts *o, char **args)
 	}
 	if (o->size_given && o->kind->kind != KGO_TASK_CHECKSUM)
 		usage_die(u, "--size is for checksum tasks only");
+	if (o->inline_ && o->kind->kind != KGO_TASK_NOP && o->kind->kind != KGO_TASK_CHECKSUM)
+		usage_die(u, "--inline is for nop and checksum tasks only");
 }
 
 static void parse_run(int argc, char **argv, struct run_opts *o)
@@ -149,6 +152,7 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 		{ "size",	required_argument,	NULL, 's' },
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "ioctl",	no_argument,		NULL, 'i' },
+		{ "inline",	no_argument,		NULL, 'I' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{}
 	};
@@ -174,6 +178,9 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 			break;
 		case 'i':
 			o->ioctl = true;
+			break;
+		case 'I':
+			o->inline_ = true;
 			break;
 		case 'h':
 			run_help();
@@ -448,6 +455,7 @@ static void fill_task(const struct run *r, struct kgo_task *t, __u64 tag)
 {
 	memset(t, 0, sizeof(*t));
 	t->kind = r->o->kind->kind;
+	t->flags = r->o->inline_ ? KGO_TASK_F_INLINE : 0;
 	t->tag = tag;
 	if (t->kind == KGO_TASK_CHECKSUM) {
 		t->args[0] = (uintptr_t)r->bufs[tag % NR_CSUM_BUFS];

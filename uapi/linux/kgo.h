@@ -164,10 +164,29 @@ enum kgo_task_kind {
 #define KGO_PINGPONG_HOG_MAX_NS		10000000000ULL	/* 10 s */
 #define KGO_PINGPONG_HOG_MAX_LOOP	10000000ULL
 
+/*
+ * Task flags (struct kgo_task's @flags).
+ *
+ * KGO_TASK_F_INLINE  run the task in the submitting thread, inside
+ *     KGO_IOC_SUBMIT or KGO_IOC_ENTER, instead of in a goroutine, as
+ *     io_uring issues a request inline unless told IOSQE_ASYNC. Its
+ *     completion is posted before the call returns, so a following
+ *     wait or read finds it without a context switch. Only kinds that
+ *     never sleep and are bounded may ask: NOP and CHECKSUM (whose
+ *     buffer is then read in place, not copied in). Any other kind
+ *     with this flag is refused with -EINVAL. The completion's @cpu is
+ *     the submitter's; it cannot be cancelled (it is done before
+ *     anyone could ask). It does not take a turn behind the fd's
+ *     backlog of goroutines: NOPs meant to measure the scheduler must
+ *     not set it. A module older than this flag refuses it (-EINVAL).
+ */
+#define KGO_TASK_F_INLINE	(1U << 0)
+#define KGO_TASK_FLAGS		KGO_TASK_F_INLINE
+
 /**
  * struct kgo_task - one task descriptor of KGO_IOC_SUBMIT
  * @kind: enum kgo_task_kind
- * @flags: must be 0
+ * @flags: 0, or KGO_TASK_F_INLINE
  * @tag: any value; comes back in the task's completion
  * @args: kind-specific, see enum kgo_task_kind; unused ones must be 0
  * @__reserved: must be 0

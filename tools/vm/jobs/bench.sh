@@ -314,6 +314,11 @@ steps() {
 	# 4096 in flight: sustained ops/s and the submitter's CPU per op.
 	step nop_pipe kgo $bin/nop_ring $size -pipe 4096
 	step nop_pipe io_uring $bin/nop_uring $size -pipe 4096
+	# Each NOP run elsewhere: a goroutine, against io_uring's io-wq.
+	for b in 1 32; do
+		step "nop_async_b$b" kgo $bin/nop_ring $size -batch $b -async
+		step "nop_async_b$b" io_uring $bin/nop_uring $size -batch $b -async
+	done
 	# The fairness group: each against its goal (bench/fair).
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f

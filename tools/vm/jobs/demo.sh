@@ -17,6 +17,7 @@ demo() {
 	run kgoctl run spawn 4 7 --count 8 --batch 8 || return 1
 	run kgoctl run checksum --size 65536 --count 2000 --batch 64 || return 1
 	run kgoctl run nop --count 20000 --batch 256 || return 1
+	run kgoctl run nop --inline --count 20000 --batch 256 || return 1
 	run kgoctl run pingpong 20000 --count 4 --batch 4 || return 1
 	run kgoctl run select 200 100000 --count 4 --batch 4 || return 1
 	wait $trace
