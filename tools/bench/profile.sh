@@ -16,7 +16,10 @@
 # Environment: KGO_PROFILE (the workload, kgo_bench.ko's only= name:
 # spawn, yield_pingpong, chan_pingpong, wake_latency, tree_allp...;
 # default yield_pingpong; or net_<impl>_c<N>: make bench's net group,
-# server <impl> (kgo, epoll, go, kthread) under N connections),
+# server <impl> (kgo, epoll, go, kthread) under N connections; or
+# nop_<impl>_b<N> / nop_<impl>_pipe: make bench's NOP rows, <impl> one
+# of ring (kgo's rings), ioctl (its older path) or uring (io_uring),
+# batches of N or 4096 in flight),
 # KGO_PROFILE_SCALE (kgo_bench.ko's scale=, default 5: a few seconds of
 # the workload; for net, netload's seconds), KGO_PROFILE_IMPL
 # (kgo_bench.ko's impl=: one implementation, kgo or a peer; default all,
@@ -42,7 +45,8 @@ top=${KGO_PROFILE_TOP:-25}
 # The workloads, from kgo_bench.ko's table, so that a typo fails here.
 known=$(sed -n 's/^\t{ "\([a-z0-9_]*\)",.*/\1/p' "$KGO_TOP/bench/kmod/main.c" | paste -sd ' ')
 [[ " $known " == *" $name "* ]] || [[ "$name" =~ ^net_(kgo|epoll|go|kthread)_c[1-9][0-9]{0,4}$ ]] ||
-	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known) or net_<kgo|epoll|go|kthread>_c<N>, not '$name'"
+	[[ "$name" =~ ^nop_(ring|ioctl|uring)_(b[1-9][0-9]{0,3}|pipe)$ ]] ||
+	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known), net_<kgo|epoll|go|kthread>_c<N> or nop_<ring|ioctl|uring>_<b<N>|pipe>, not '$name'"
 [[ "$scale" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_PROFILE_SCALE is 1 to 999, not '$scale'"
 [[ "$freq" =~ ^[1-9][0-9]{0,4}$ ]] || die "KGO_PROFILE_FREQ is in Hz, not '$freq'"
 [[ "$top" =~ ^[1-9][0-9]{0,3}$ ]] || die "KGO_PROFILE_TOP is a count, not '$top'"
@@ -65,6 +69,13 @@ mkdir -p "$vm/perf/lib" "$data"
 if [[ "$name" == net_* ]]; then
 	"$KGO_TOP/tools/bench/build-net.sh" "$vm"
 	export KGO_VM_MEM=${KGO_VM_MEM:-2G}
+fi
+# The NOP rows' programs (bench/uring), as make bench's.
+if [[ "$name" == nop_* ]]; then
+	make -s -C "$KGO_TOP/bench/uring"
+	mkdir -p "$vm/bench"
+	cp "$KGO_TOP/bench/uring/nop_uring" "$KGO_TOP/bench/uring/nop_kgo" \
+		"$KGO_TOP/bench/uring/nop_ring" "$vm/bench/"
 fi
 
 # perf and what it links, the dynamic loader included: the job runs

@@ -8,7 +8,10 @@
 # (Hz), from the kernel command line. Or,
 # with KGO_PROFILE=net_<impl>_c<N>, one server of make bench's net
 # group (kgo, epoll, go, kthread) under netload's N connections, for
-# KGO_PROFILE_SCALE seconds.
+# KGO_PROFILE_SCALE seconds. Or, with KGO_PROFILE=nop_<impl>_b<N> or
+# nop_<impl>_pipe, one of make bench's NOP rows: bench/uring's NOP
+# program (nop_ring, nop_kgo for ioctl, nop_uring) with -batch N or
+# -pipe 4096 and -iters KGO_PROFILE_SCALE/10 (the default 5: 100,000).
 # perf and its shared libraries are in /kgo/perf, run through their own
 # dynamic loader, so that the busybox root needs no /lib.
 #
@@ -51,6 +54,20 @@ net_*_c*)
 	echo "16384 65535" >/proc/sys/net/ipv4/ip_local_port_range
 	cat >/tmp/load.sh <<LOAD
 /kgo/bench/netload -impl $impl -conns $conns -port $port -secs $scale -warmup 1 -verify
+LOAD
+	;;
+nop_*)
+	# perf's workload: the NOP program alone (it opens its own ring).
+	impl=${name#nop_}
+	run=-${impl#*_}
+	impl=${impl%%_*}
+	[ "$impl" = ioctl ] && impl=kgo
+	case "$run" in
+	-pipe) run="-pipe 4096" ;;
+	*) run="-batch ${run#-b}" ;;
+	esac
+	cat >/tmp/load.sh <<LOAD
+/kgo/bench/nop_$impl $run -iters $(awk "BEGIN { print $scale / 10 }")
 LOAD
 	;;
 *)
@@ -108,7 +125,9 @@ fi
 echo "profile: recorded in $(($(date +%s) - t0)) s"
 # Symbols while the modules are loaded: their text is named.
 cat /proc/kallsyms /tmp/init.text >/tmp/kallsyms 2>/dev/null
-if [ -n "${port:-}" ]; then
+if [[ "$name" == nop_* ]]; then
+	:
+elif [ -n "${port:-}" ]; then
 	# kgo's counters for the run: what its Ms and the monitor did.
 	[ "$impl" = kgo ] && sed 's/^/profile: /' /sys/kernel/debug/kgo/sched
 	net_server stop
