@@ -77,34 +77,40 @@ static void kgo_ring_unhold(struct kgo_session *s, u32 *held)
 static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
 			    const struct kgo_task *t, bool timed, u32 *held)
 {
-	struct kgo_completion c = {
-		.tag = t->tag,
-		.cpu = ~0U,
-		.kind = t->kind,
-	};
+	u64 start = 0, end = 0, result = 0;
 	int err = kgo_task_validate(t);
+	struct kgo_completion *c;
+	u32 cpu = ~0U;
 
 	/* The SQ poller runs in no process: no user memory to read. */
 	if (!err && t->kind == KGO_TASK_CHECKSUM && r->sqpoll_wake)
 		err = -EOPNOTSUPP;
-	if (timed) {
-		c.queued_ns = ktime_get_ns();
-		c.started_ns = c.queued_ns;
-		c.ended_ns = c.queued_ns;
-	}
+	if (timed)
+		start = end = ktime_get_ns();
 	if (!err) {
-		c.cpu = raw_smp_processor_id();
+		cpu = raw_smp_processor_id();
 		if (t->kind != KGO_TASK_NOP) {
 			kgo_ring_unhold(s, held);	/* it reads user memory */
-			err = kgo_task_run_inline(t, &c.result);
+			err = kgo_task_run_inline(t, &result);
 			if (timed)
-				c.ended_ns = ktime_get_ns();
+				end = ktime_get_ns();
 		}
 	}
-	c.status = err;
 	if (!*held)
 		spin_lock(&s->lock);
-	kgo_ring_post(r, &c);
+	lockdep_assert_held(&s->lock);
+	/* Written in place: a CQ slot is a copy the caller reads once. */
+	c = kgo_ring_post_slot(r);
+	c->tag = t->tag;
+	c->result = result;
+	c->status = err;
+	c->cpu = cpu;
+	c->kind = t->kind;
+	c->__reserved = 0;
+	c->queued_ns = start;
+	c->started_ns = start;
+	c->ended_ns = end;
+	kgo_ring_post_commit(r);
 	if (++*held == KGO_RING_INLINE_HOLD) {
 		kgo_ring_unhold(s, held);
 		cond_resched();

@@ -385,14 +385,10 @@ void kgo_ring_job_put(struct kgo_ring *r, struct kgo_job *job)
  */
 u32 kgo_ring_post(struct kgo_ring *r, const struct kgo_completion *c)
 {
-	u32 t = r->cq_ktail;
-
 	lockdep_assert_held(&r->s->lock);
-	memcpy(&r->cqes[t & (r->cq_entries - 1)], c, sizeof(*c));
-	/* Release: the entry before the tail that shows it (rule 3). */
-	smp_store_release(r->cq_tail, t + 1);
-	WRITE_ONCE(r->cq_ktail, t + 1);
-	return t + 1;
+	memcpy(kgo_ring_post_slot(r), c, sizeof(*c));
+	kgo_ring_post_commit(r);	/* rule 3 */
+	return r->cq_ktail;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_ring_post);
 

@@ -103,6 +103,23 @@ int kgo_ring_mmap(struct kgo_session *s, struct vm_area_struct *vma);
 struct kgo_job *kgo_ring_job_get(struct kgo_ring *r);
 void kgo_ring_job_put(struct kgo_ring *r, struct kgo_job *job);
 u32 kgo_ring_post(struct kgo_ring *r, const struct kgo_completion *c);
+
+/*
+ * kgo_ring_post() in two steps, for a completion written in place: the
+ * slot the next one goes in, then its publication (rule 3 of ring.c).
+ * Context: session->lock held across both.
+ */
+static inline struct kgo_completion *kgo_ring_post_slot(struct kgo_ring *r)
+{
+	return &r->cqes[r->cq_ktail & (r->cq_entries - 1)];
+}
+
+static inline void kgo_ring_post_commit(struct kgo_ring *r)
+{
+	/* Release: the entry before the tail that shows it. */
+	smp_store_release(r->cq_tail, r->cq_ktail + 1);
+	WRITE_ONCE(r->cq_ktail, r->cq_ktail + 1);
+}
 void kgo_ring_wake(struct kgo_ring *r);
 int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns);
 bool kgo_ring_cq_pending(struct kgo_ring *r);

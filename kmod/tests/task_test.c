@@ -377,6 +377,53 @@ static void kgo_session_read_fault_test(struct kunit *test)
 	kgo_session_close(s);
 }
 
+struct inline_call {
+	u64 len;
+	u64 result;
+};
+
+static long inline_call(unsigned long uaddr, void *arg)
+{
+	struct inline_call *a = arg;
+	struct kgo_task t = {
+		.kind = KGO_TASK_CHECKSUM,
+		.flags = KGO_TASK_F_INLINE,
+		.args = { uaddr, a->len },
+	};
+
+	return kgo_task_run_inline(&t, &a->result);
+}
+
+/*
+ * CHECKSUM run inline reads user memory in chunks: the CRC is the one
+ * over the whole buffer at every length around a chunk, and a buffer
+ * that faults is -EFAULT.
+ */
+static void kgo_task_run_inline_test(struct kunit *test)
+{
+	static const u64 lens[] = { 0, 1, 255, 256, 257, 511, 513, PAGE_SIZE };
+	u8 *buf = kunit_kmalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct kgo_task nop = { .kind = KGO_TASK_NOP, .flags = KGO_TASK_F_INLINE };
+	struct inline_call a;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < PAGE_SIZE; i++)
+		buf[i] = i * 7 + (i >> 8);
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
+		a = (struct inline_call){ .len = lens[i], .result = ~0ULL };
+		KUNIT_EXPECT_EQ(test, kgo_test_user_call(inline_call, &a, buf, PAGE_SIZE), 0);
+		KUNIT_EXPECT_EQ_MSG(test, a.result, (u64)kgo_task_checksum(buf, lens[i]),
+				    "length %llu", lens[i]);
+	}
+	/* Address 0: nothing mapped there. */
+	a = (struct inline_call){ .len = 64 };
+	KUNIT_EXPECT_EQ(test, kgo_test_user_call(inline_call, &a, NULL, 0), -EFAULT);
+	a.result = ~0ULL;
+	KUNIT_EXPECT_EQ(test, kgo_task_run_inline(&nop, &a.result), 0);
+	KUNIT_EXPECT_EQ(test, a.result, 0ULL);
+}
+
 static int kgo_session_suite_init(struct kunit_suite *suite)
 {
 	return kgo_test_user_mem_init();
@@ -394,6 +441,7 @@ static struct kunit_case kgo_session_cases[] = {
 	KUNIT_CASE(kgo_session_cancel_running_test),
 	KUNIT_CASE(kgo_session_close_running_test),
 	KUNIT_CASE(kgo_session_read_fault_test),
+	KUNIT_CASE(kgo_task_run_inline_test),
 	{}
 };
 
