@@ -76,6 +76,31 @@
 #include "trace.h"
 
 /**
+ * kgo_hog_prepare() - a G on @p was just marked: have its relief ready
+ * @sched: the scheduler
+ * @p: a P whose G has run a whole slice without a kgo call
+ *
+ * If it makes none for another slice, kgo_hog_relieve() wants an M of
+ * @p's CPU, and creating one then took the first hog after loading
+ * several slices (kthreadd must run, on CPUs that hogs hold). So the
+ * mark asks for a spare now, while Gs wait behind it: a slice ahead.
+ * Gs that switch are never marked, so a busy server with no hog (issue
+ * 17's 10,000 connections) creates no M for this.
+ *
+ * Context: the monitor; takes sched->lock.
+ */
+void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
+{
+	unsigned long flags;
+
+	if (kgo_runqempty(p) && !READ_ONCE(sched->runqsize))
+		return;
+	spin_lock_irqsave(&sched->lock, flags);
+	kgo_newm_spare(p);
+	spin_unlock_irqrestore(&sched->lock, flags);
+}
+
+/**
  * kgo_hog_relieve() - ask for a spare M to take @p from its hog
  * @sched: the scheduler
  * @p: a P whose G has run the slice @tick for two slices
@@ -106,6 +131,7 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 		p->nmidle--;
 		m->nextp_relief = true;
 		kgo_m_wake(m, p, false);
+		kgo_newm_spare(p);	/* for the next relief or handoff */
 	} else if (p->mcount < kgo_max_ms) {
 		p->wantrelief = true;
 		queue_work(system_unbound_wq, &p->newm_work);

@@ -154,6 +154,7 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 		WRITE_ONCE(g->preempt, true);
 		p->mon_markg = g;
 		p->mon_markwhen = now;
+		kgo_hog_prepare(p->sched, p);
 		return true;
 	}
 	/*

@@ -119,7 +119,7 @@
  * of that CPU's Ms to come back (kgo_stopm), and thieves take its queue.
  * Ms are created in one place, each P's newm_work, which checks the cap
  * before each: for a P that wants one, a hog's relief (hog.c), or a
- * spare parked ahead of the next handoff (kgo_newm_spare).
+ * spare parked ahead of a handoff or relief (kgo_newm_spare).
  * What that work asks for and the Ms between leaving their P and
  * parking (mtransit) are under sched.lock.
  *
@@ -331,8 +331,10 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 
 /**
  * kgo_newm_spare() - have a spare M of @p's CPU created, parked
- * @p: a P just handed off from a blocked M (block.c) to an M of its
- *     CPU, with none left parked
+ * @p: a P whose CPU may have no M left parked: its G was just marked for
+ *     running a whole slice (hog.c), an M of its CPU was just woken to
+ *     relieve a hog on it (hog.c), or to take it from a blocked M
+ *     (block.c)
  *
  * A burst of goroutines that block in the kernel (8 BLOCK tasks among
  * NOPs) blocks one M after another on each CPU: each handoff needs a
@@ -341,10 +343,14 @@ void kgo_startm(struct kgo_p *p, bool spinning)
  * queue for. On the debug kernel under TCG that is some 5 ms each, and
  * the handoffs of the burst came one at a time, that far apart, while
  * the goroutines queued behind the blocked ones waited. Go's newm is a
- * clone() on the spot. So a handoff that leaves its CPU with no parked
- * M asks for one more ahead of the next, created while the Ms run; it
- * parks at once (kgo_stopm() hands it the P if an M is wanted by then)
- * and the monitor stops it after m_idle_ms if no handoff needs it.
+ * clone() on the spot. The same wait made the first hog after loading
+ * keep its P for several slices: its relief was the CPU's first M beyond
+ * the one running. So each of those asks for one more M ahead of the
+ * need, created while the Ms run; it parks at once (kgo_stopm() hands
+ * it the P if an M is wanted by then) and the monitor stops it after
+ * m_idle_ms if none needed it, keeping one parked per CPU. Plain
+ * wake-ups (kgo_startm()) ask for none: a server whose goroutines
+ * switch often keeps to the Ms it runs, at most two per CPU.
  * Within max_ms_per_cpu: kgo_newm_workfn() checks the cap before each
  * creation.
  *

@@ -151,9 +151,9 @@ static void kgo_block_reap_test(struct kunit *test)
 {
 	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
 	struct kgo_sched_snap s;
-	unsigned int peak;
+	unsigned int peak, bad_nmidle = 0;
 	unsigned long end;
-	int i;
+	int i, bad = -1;
 
 	KUNIT_ASSERT_NOT_NULL(test, wg);
 	kgo_wg_init(wg);
@@ -173,6 +173,21 @@ static void kgo_block_reap_test(struct kunit *test)
 		kgo_sched_snapshot(&s);
 	} while (s.mcount > kgo_sched.nprocs && time_before(jiffies, end));
 	KUNIT_EXPECT_LE(test, s.mcount, (unsigned int)kgo_sched.nprocs);
+	/*
+	 * ...and that one is parked on every running P's CPU: the next
+	 * goroutine, hog relief or handoff there takes it at once.
+	 */
+	spin_lock_irq(&kgo_sched.lock);
+	for (i = 0; i < kgo_sched.nprocs; i++) {
+		struct kgo_p *p = kgo_sched.allp[i];
+
+		if (READ_ONCE(p->status) != KGO_P_OFFLINE && p->nmidle != 1 && bad < 0) {
+			bad = i;
+			bad_nmidle = p->nmidle;
+		}
+	}
+	spin_unlock_irq(&kgo_sched.lock);
+	KUNIT_EXPECT_EQ_MSG(test, bad, -1, "P%d has %u Ms parked", bad, bad_nmidle);
 	pr_info("Ms: %u while %d goroutines slept in the kernel, %u after\n",
 		peak, SLEEPERS, s.mcount);
 }
