@@ -16,7 +16,9 @@
 # KGO_BENCH_BASELINE (a results.json or runs.jsonl to compare kgo's
 # figures with; default: the previous run's, of the same kind),
 # KGO_BENCH_ICOUNT=1 (QEMU's -icount, one vCPU: see below; results in
-# out/bench-icount/, logs out/logs/bench-icount.*).
+# out/bench-icount/, logs out/logs/bench-icount.*), KGO_BENCH_KERNEL
+# (stock, Debian's 6.1, the default; or stock-6.12: results in
+# out/bench-6.12/, or out/bench-6.12-icount/).
 #
 # Writes: out/bench/runs.jsonl (every run's line), results.json and
 # results.svg (see tools/bench/report), which also keeps the previous
@@ -41,12 +43,20 @@ esac
 # QEMU 7.2 hangs the guest's SMP bring-up under -icount (README), so
 # this VM has one vCPU: what needs two (tree_allp's parallelism, steals,
 # cross-CPU wake-ups) is not measured there. -icount needs one TCG thread.
+# KGO_BENCH_KERNEL: the Debian kernel the figures are taken on, stock
+# (6.1, the default) or stock-6.12; its results go to out/bench-6.12.
+kernel=${KGO_BENCH_KERNEL:-stock}
+case "$kernel" in
+stock) name=bench ;;
+stock-6.12) name=bench-6.12 ;;
+*) die "KGO_BENCH_KERNEL is stock or stock-6.12, not '$kernel'" ;;
+esac
+export KGO_BENCH_KERNEL=$kernel
 icount=${KGO_BENCH_ICOUNT:-0}
-name=bench
 case "$icount" in
 0) ;;
 1)
-	name=bench-icount
+	name=$name-icount
 	export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1
 	export KGO_VM_TCG_THREAD=single
 	;;
@@ -60,7 +70,7 @@ mkdir -p "$out" "$KGO_OUT/logs"
 rm -rf "$vm"
 mkdir -p "$vm/bench"
 
-"$KGO_TOP/tools/build-all.sh" stock
+"$KGO_TOP/tools/build-all.sh" "$kernel"
 
 # kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
 "$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
@@ -99,10 +109,10 @@ export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 # run.sh's own lines come after the progress, which lags behind them.
 console=$KGO_OUT/logs/$name.console.log
 rm -f "$console"
-note "bench: booting the stock kernel (console: $console)"
+note "bench: booting the $kernel kernel (console: $console)"
 KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
 	KGO_VM_APPEND="KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
-	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job bench --name "$name" \
+	"$KGO_TOP/tools/vm/run.sh" --kernel "$kernel" --job bench --name "$name" \
 	2>"$out/run.log" &
 vmpid=$!
 # The job's progress lines from the console, until run.sh is done.

@@ -13,9 +13,9 @@ set -euo pipefail
 . "$(dirname "$0")/../vm/common.sh"
 
 [ $# = 1 ] || die "usage: build-kmod.sh DIR"
-mods=$KGO_OUT/build/stock
+mods=$KGO_OUT/build/${KGO_BENCH_KERNEL:-stock}
 src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod
-kdir=/lib/modules/$(stock_kver stock)/build
+kdir=/lib/modules/$(stock_kver "${KGO_BENCH_KERNEL:-stock}")/build
 
 if [ ! -d "$src" ]; then
 	note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"

@@ -14,8 +14,8 @@ set -euo pipefail
 . "$(dirname "$0")/../vm/common.sh"
 
 [ $# = 1 ] || die "usage: build-net.sh DIR"
-src=$KGO_TOP/bench/net dst=$KGO_OUT/build/stock/bench/net
-kdir=/lib/modules/$(stock_kver stock)/build
+src=$KGO_TOP/bench/net dst=$KGO_OUT/build/${KGO_BENCH_KERNEL:-stock}/bench/net
+kdir=/lib/modules/$(stock_kver "${KGO_BENCH_KERNEL:-stock}")/build
 
 mkdir -p "$dst" "$1/bench"
 cp "$src/kthread_echo.c" "$src/Kbuild" "$dst/"
