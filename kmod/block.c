@@ -47,6 +47,7 @@
 #include <kgo.h>
 #include "block.h"
 #include "check.h"
+#include "compat.h"
 #include "g.h"
 #include "m.h"
 #include "monitor.h"
@@ -96,11 +97,13 @@ static void kgo_m_sched_out(struct preempt_notifier *pn, struct task_struct *nex
 	struct kgo_m *m = container_of(pn, struct kgo_m, pn);
 
 	/*
-	 * on_rq is 0 only if the task left the run queue: it sleeps. A
-	 * preempted M keeps its P, as does one on its own stack (no curg)
-	 * or inside kgo_block_begin/end, which handled its P already.
+	 * Runnable (kgo_task_runnable(): still on its run queue, and on 6.12
+	 * not kept there only by a delayed dequeue) means preempted, not
+	 * asleep. A preempted M keeps its P, as does one on its own stack
+	 * (no curg) or inside kgo_block_begin/end, which handled its P
+	 * already.
 	 */
-	if (READ_ONCE(current->on_rq) || !m->curg || !m->p || m->blocking)
+	if (kgo_task_runnable(current) || !m->curg || !m->p || m->blocking)
 		return;
 	kgo_entersyscall(m);
 }

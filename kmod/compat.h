@@ -26,6 +26,7 @@
 
 #include <linux/kconfig.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 
@@ -111,6 +112,23 @@ static inline void kgo_shrinker_destroy(struct shrinker *s)
 #else
 	unregister_shrinker(s);
 	kfree(s);
+#endif
+}
+
+/*
+ * Whether @t, switching out, stays runnable: preempted, not asleep.
+ * Before 6.12 a task that blocks has left its run queue (on_rq 0) by
+ * the time its sched_out notifiers run. 6.12's EEVDF delays the dequeue
+ * of a fair task that blocks with positive lag: it stays on_rq, marked
+ * se.sched_delayed, until its lag is spent, and task_is_runnable() is
+ * the test that knows it.
+ */
+static inline bool kgo_task_runnable(struct task_struct *t)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+	return task_is_runnable(t);
+#else
+	return READ_ONCE(t->on_rq);
 #endif
 }
 
