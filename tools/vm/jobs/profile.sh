@@ -95,7 +95,7 @@ net_server() {
 	start.epoll) /kgo/bench/epoll_echo -port $port & srv=$! ;;
 	stop.kgo) rmmod kgo_echo ;;
 	stop.kthread) rmmod kthread_echo ;;
-	stop.*) kill "$srv" && wait "$srv" ;;
+	stop.*) kill "$srv" && { wait "$srv" || [ $? = 143 ]; } ;;	# 143: SIGTERM
 	esac || report "KGO-FAIL profile: $1 the $impl server"
 	[ "$1" = start ] || return 0
 	i=0
@@ -129,7 +129,7 @@ if [[ "$name" == nop_* ]]; then
 	:
 elif [ -n "${port:-}" ]; then
 	# kgo's counters for the run: what its Ms and the monitor did.
-	[ "$impl" = kgo ] && sed 's/^/profile: /' /sys/kernel/debug/kgo/sched
+	[ "$impl" = kgo ] && sed 's/^/profile: /' /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/procs
 	net_server stop
 else
 	dmesg | sed -n 's/^.*kgo_bench: //p'
