@@ -102,8 +102,8 @@ void kgo_yield(void);
  * goroutine whose P was handed off while it blocked (see
  * kgo_block_begin()), or taken while it ran without a kgo call, takes
  * it back if it is idle, or else gives up its M. Cheap enough for every iteration.
- * Blocking channel operations, kgo_sleep() and kgo_mutex_lock() check
- * for preemption in the same way.
+ * Blocking channel operations, kgo_sleep(), kgo_mutex_lock() and every
+ * kgo_sock_*() call that may wait check for preemption in the same way.
  */
 void kgo_preempt_point(void);
 

@@ -390,12 +390,19 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
  * Every call: the caller's own reference, and the checks. A call from
  * atomic context may only be KGO_NOWAIT, and even that takes the
  * socket lock, which sleeps: process context always.
+ *
+ * Each call is also a preemption point. A goroutine that finds work at
+ * every call never parks: an accept loop with connections queued, a
+ * receive loop on a busy connection. Marked by the monitor, it yields
+ * here, rather than keeping its P until the monitor takes the P away
+ * and another M must run the rest (hog.c).
  */
 static int kgo_sock_enter(struct kgo_sock *ks, const char *fn)
 {
 	if (!kgo_may_block(fn))
 		return -EPERM;
 	might_sleep();
+	kgo_preempt_check();
 	refcount_inc(&ks->refs);
 	return 0;
 }

@@ -24,6 +24,7 @@
 
 #include <kgo.h>
 #include "g.h"
+#include "proc.h"
 #include "tests/run_g.h"
 
 #define MS		((u64)NSEC_PER_MSEC)
@@ -494,6 +495,75 @@ static void kgo_sock_pingpong_test(struct kunit *test)
 	kgo_sock_close(e.ks);
 }
 
+/*
+ * Every call that may wait is a preemption point. A goroutine that calls
+ * kgo_sock_recv(KGO_NOWAIT) on an empty socket in a loop never parks;
+ * on the only P, the goroutine it spawned into runnext runs only once
+ * it yields. Marked by the monitor after a slice, it yields at its next
+ * call: a preemption, not a relief M taking its P a slice later.
+ */
+struct sock_spin {
+	struct kgo_sock *ks;
+	u64 start, end, other_ran;
+	ssize_t err;
+	struct kgo_waitgroup wg;
+};
+
+static void sock_spin_other(void *arg)
+{
+	struct sock_spin *x = arg;
+
+	WRITE_ONCE(x->other_ran, ktime_get_ns());
+	kgo_wg_done(&x->wg);
+}
+
+static void sock_spin_body(void *arg)
+{
+	struct sock_spin *x = arg;
+	char b;
+
+	x->start = ktime_get_ns();
+	kgo_wg_add(&x->wg, 1);
+	if (kgo_go(sock_spin_other, x, GFP_KERNEL) < 0)
+		kgo_wg_done(&x->wg);
+	/* Until the other ran, or for 2 s, far past a slice. */
+	while (!READ_ONCE(x->other_ran) && ktime_get_ns() - x->start < 2000 * MS) {
+		ssize_t r = kgo_sock_recv(x->ks, &b, 1, KGO_NOWAIT);
+
+		if (r != -EAGAIN) {
+			x->err = r;
+			break;
+		}
+		cond_resched();		/* as a kernel loop must */
+	}
+	x->end = ktime_get_ns();
+	kgo_wg_done(&x->wg);
+}
+
+static void kgo_sock_preempt_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct sock_spin x = { .ks = sock_pair(test, &peer) };
+	u64 preempts = KGO_TEST_PSTAT(preempts);
+	u64 reliefs = KGO_TEST_PSTAT(hog_reliefs);
+	int prev = kgo_gomaxprocs(1);
+
+	kgo_wg_init(&x.wg);
+	kgo_wg_add(&x.wg, 1);
+	KUNIT_EXPECT_GT(test, kgo_go(sock_spin_body, &x, GFP_KERNEL), 0LL);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x.wg, 6 * SLOW_MS * MS), 0);
+	kgo_gomaxprocs(prev);
+	KUNIT_EXPECT_EQ(test, x.err, 0);
+	/* The other ran while the loop went on: the loop saw it and ended. */
+	KUNIT_EXPECT_GT(test, x.other_ran, 0ULL);
+	KUNIT_EXPECT_LT(test, x.other_ran, x.end);
+	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(preempts), preempts);
+	KUNIT_EXPECT_EQ(test, KGO_TEST_PSTAT(hog_reliefs), reliefs);
+	pr_info("receive loop preempted after %llu us\n", (x.other_ran - x.start) / 1000);
+	sock_release(peer);
+	kgo_sock_close(x.ks);
+}
+
 static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_data_test),
 	KUNIT_CASE(kgo_sock_write_space_test),
@@ -504,6 +574,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_accept_behind_test),
 	KUNIT_CASE(kgo_sock_refused_test),
 	KUNIT_CASE(kgo_sock_pingpong_test),
+	KUNIT_CASE(kgo_sock_preempt_test),
 	{}
 };
 
