@@ -18,10 +18,13 @@
  *
  *   relieve   The monitor (monitor.c) marks a G that has run one whole
  *             slice_ms, so that it yields at its next kgo call. If a
- *             second slice passes, the same slice still running, while
- *             Gs wait that no idle P can take, it wakes a spare M of the
- *             P's CPU (or has one created, within max_ms_per_cpu), its
- *             P handed over "for relief" (m->nextp_relief).
+ *             second slice passes, the same slice still running, its M
+ *             on the CPU for half of it at least, while Gs wait that no
+ *             idle P can take, it wakes a spare M of the P's CPU (or has
+ *             one created, within max_ms_per_cpu), its P handed over
+ *             "for relief" (m->nextp_relief). An M the kernel switched
+ *             out for other tasks is not hogging anything: another M
+ *             on the same CPU would wait behind the same tasks.
  *   takeover  That M runs only when the kernel has switched the hog's M
  *             out, on the same CPU. Under sched.lock it checks that the
  *             hog is still in the slice it was asked about, on its own

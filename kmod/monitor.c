@@ -10,9 +10,9 @@
  *    slice_ms has its running G marked: the G yields at its next kgo
  *    call (kgo_preempt_point(), a blocking channel operation, ...).
  *    kgo cannot stop a G between two kgo calls, as Go 1.14+ can with a
- *    signal. If the G is still in that slice one slice later, and Gs
- *    wait, another M takes its P, and the kernel shares the CPU
- *    between the two Ms (hog.c).
+ *    signal. If the G is still in that slice one slice later, its M
+ *    ran for half of it, and Gs wait, another M takes its P, and the
+ *    kernel shares the CPU between the two Ms (hog.c).
  *  - with CONFIG_PREEMPT_NOTIFIERS off, nothing marks a blocked M
  *    (block.c); a P whose M sleeps with Gs queued gets a spinning M
  *    woken to steal them.
@@ -118,6 +118,15 @@ unsigned int kgo_slice_ms(void)
 EXPORT_SYMBOL_IF_KUNIT(kgo_slice_ms);
 
 /*
+ * The CPU time @m's kthread has had, in ns. A hint, read racily: the
+ * scheduler updates it at its ticks and switches, unmarked.
+ */
+static u64 kgo_m_cputime(const struct kgo_m *m)
+{
+	return data_race(m->task->se.sum_exec_runtime);
+}
+
+/*
  * Marks the G running on @p if it has had the same slice too long; a
  * slice later, if it still has, has its P taken (hog.c).
  */
@@ -154,6 +163,7 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 		WRITE_ONCE(g->preempt, true);
 		p->mon_markg = g;
 		p->mon_markwhen = now;
+		p->mon_markrun = kgo_m_cputime(m);
 		kgo_hog_prepare(p->sched, p);
 		return true;
 	}
@@ -164,6 +174,16 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	 * and is marked at once; it has not ignored anything yet.
 	 */
 	if (now < p->mon_markwhen + slice)
+		return false;
+	/*
+	 * And it ran: half a slice of CPU since the mark at least (the
+	 * count lags by up to a tick). An M that the kernel switched out
+	 * for other tasks is no hog, and a relief would only add an M to
+	 * the same CPU: kgo_echo's Ms, preempted by the load generator,
+	 * got one, and a third M on that CPU. The G yields at its next kgo
+	 * call once its M runs again.
+	 */
+	if (kgo_m_cputime(m) - p->mon_markrun < slice / 2)
 		return false;
 	return kgo_hog_relieve(p->sched, p, tick);
 }

@@ -129,6 +129,7 @@ struct kgo_p {
 	/* The G it last marked to yield, and when: compared, never followed. */
 	const struct kgo_g *mon_markg;
 	u64 mon_markwhen;
+	u64 mon_markrun;		/* its M's CPU time then */
 	u32 mon_wakeseq;
 	bool mon_wakepaid;
 
