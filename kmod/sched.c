@@ -422,7 +422,11 @@ again:
 			p->relief_pending = false;	/* the hog keeps it */
 	} else if (p->wantspare) {
 		p->wantspare = false;
-		if (p->mcount < kgo_max_ms)
+		/*
+		 * Void if an M of the CPU parked since it was asked: a spare
+		 * is one M parked ahead of the need, not one more.
+		 */
+		if (p->mcount < kgo_max_ms && !p->nmidle)
 			what = NEWM_SPARE;
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
