@@ -6,13 +6,13 @@
  * A goroutine that calls kernel_recvmsg() on an empty socket sleeps its
  * M; kgo hands the P to another M, so each waiting connection costs a
  * kthread, which is what goroutines exist to avoid. Here every operation
- * is tried non-blocking (MSG_DONTWAIT, O_NONBLOCK) first; a TCP receive
- * that sees nothing queued does not even try (kgo_sock_rd_surely_empty()).
- * On -EAGAIN the caller parks on one of two wait lists of its struct
- * kgo_sock, one for reading (recv, accept) and one for writing (send,
- * connect), and the socket's own readiness callbacks, which the network
- * stack calls from softirq as data, acks, connections and errors arrive,
- * make it runnable again. No M sleeps while a goroutine waits for the
+ * is tried non-blocking (MSG_DONTWAIT, O_NONBLOCK) first; a plain TCP
+ * receive that sees nothing queued does not even try
+ * (kgo_sock_rd_surely_empty()). On -EAGAIN the caller parks on one of two
+ * wait lists of its struct kgo_sock, one for reading (recv, accept) and
+ * one for writing (send, connect), and the socket's own readiness
+ * callbacks, which the network stack calls from softirq as data, acks,
+ * connections and errors arrive, make it runnable again. No M sleeps while a goroutine waits for the
  * network; a thread that calls the same functions sleeps as it would in
  * the kernel's own calls.
  *
@@ -72,13 +72,17 @@
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
+#include <kunit/visibility.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
+#include <net/transp_v6.h>
 
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
 #include "sched.h"
+#include "sock.h"
 #include "waiter.h"
 
 struct kgo_sock_queue {
@@ -409,6 +413,19 @@ static int kgo_sock_enter(struct kgo_sock *ks, const char *fn)
 	return 0;
 }
 
+/*
+ * IPv6's TCP proto, where the kernel has it built in: a module's would
+ * make kgo depend on ipv6.ko (its sockets then just always try).
+ */
+static bool kgo_sock_is_tcpv6(const struct proto *prot)
+{
+#if IS_BUILTIN(CONFIG_IPV6)
+	return prot == &tcpv6_prot;
+#else
+	return false;
+#endif
+}
+
 /* Acquire: the try below reads the socket after this. See the essay. */
 static unsigned long kgo_sock_seq(struct kgo_sock_queue *q)
 {
@@ -416,8 +433,8 @@ static unsigned long kgo_sock_seq(struct kgo_sock_queue *q)
 }
 
 /*
- * Whether a receive now could only say -EAGAIN: a TCP connection with
- * nothing in its receive queue, no error and no end of input. Read
+ * Whether a receive now could only say -EAGAIN: a plain TCP connection
+ * with nothing in its receive queue, no error and no end of input. Read
  * without the socket lock, after kgo_sock_seq(): TCP queues an skb, then
  * calls sk_data_ready() (our bump), and sets an error or the shutdown
  * before it calls sk_state_change() or sk_error_report(), so anything
@@ -425,22 +442,29 @@ static unsigned long kgo_sock_seq(struct kgo_sock_queue *q)
  * Data held in the backlog of a socket someone else locked is queued,
  * and data_ready called, by that owner's release_sock().
  *
+ * Plain TCP: sk_prot is TCP's own. kTLS and sockmap put a proto of
+ * theirs there, with a queue of their own that a receive reads first:
+ * a TLS record already decrypted and announced waits there while
+ * sk_receive_queue is empty, and a wait would never end. They, UDP
+ * (two queues as well) and every other protocol always try.
+ *
  * A server's goroutine that answered a request asks for the next at once,
  * and the next has almost never come yet: this spares that receive the
  * socket lock and the LSM hooks (about 500 instructions in make
- * profile's net_kgo_c10000 of about 40,000 a round trip). Other
- * protocols always try: UDP, for one, keeps datagrams on a second queue.
+ * profile's net_kgo_c10000 of about 40,000 a round trip).
  */
-static bool kgo_sock_rd_surely_empty(struct sock *sk)
+bool kgo_sock_rd_surely_empty(struct sock *sk)
 {
-	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
-	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6))
+	const struct proto *prot = READ_ONCE(sk->sk_prot);
+
+	if (prot != &tcp_prot && !kgo_sock_is_tcpv6(prot))
 		return false;
 	return READ_ONCE(sk->sk_state) == TCP_ESTABLISHED &&
 	       skb_queue_empty_lockless(&sk->sk_receive_queue) &&
 	       !READ_ONCE(sk->sk_err) &&
 	       !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN);
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_sock_rd_surely_empty);
 
 ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns)
 {

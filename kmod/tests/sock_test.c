@@ -25,6 +25,7 @@
 #include <kgo.h>
 #include "g.h"
 #include "proc.h"
+#include "sock.h"
 #include "tests/run_g.h"
 
 #define MS		((u64)NSEC_PER_MSEC)
@@ -564,6 +565,57 @@ static void kgo_sock_preempt_test(struct kunit *test)
 	kgo_sock_close(x.ks);
 }
 
+/*
+ * The receive that does not try (kgo_sock_rd_surely_empty()): only on a
+ * plain TCP connection with nothing queued. Queued data, the peer's end
+ * of input, or a proto that is not TCP's own (kTLS and sockmap put
+ * theirs there, with queues of their own) make the receive try, and a
+ * UDP socket always does.
+ */
+static void kgo_sock_surely_empty_test(struct kunit *test)
+{
+	struct socket *peer, *udp;
+	struct kgo_sock *ks = sock_pair(test, &peer);
+	struct sock *sk = kgo_sock_socket(ks)->sk;
+	struct proto *tcp = READ_ONCE(sk->sk_prot);
+	struct proto *other = kmemdup(tcp, sizeof(*tcp), GFP_KERNEL);
+	unsigned long end = jiffies + msecs_to_jiffies(SLOW_MS);
+	char b = 'x', buf[4];
+	struct sock_call c = {
+		.op = OP_RECV, .ks = ks, .buf = buf, .len = sizeof(buf),
+		.timeout_ns = KGO_NOWAIT,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, other);
+	KUNIT_EXPECT_TRUE(test, kgo_sock_rd_surely_empty(sk));
+	/* The same operations under another proto's address: it tries. */
+	WRITE_ONCE(sk->sk_prot, other);
+	KUNIT_EXPECT_FALSE(test, kgo_sock_rd_surely_empty(sk));
+	WRITE_ONCE(sk->sk_prot, tcp);
+	kfree(other);
+
+	KUNIT_ASSERT_EQ(test, peer_send(peer, &b, 1), 1);
+	while (kgo_sock_rd_surely_empty(sk) && time_before(jiffies, end))
+		msleep(1);
+	KUNIT_EXPECT_FALSE(test, kgo_sock_rd_surely_empty(sk));
+	sock_call_start(test, &c);
+	KUNIT_ASSERT_TRUE(test, sock_call_done(&c));
+	KUNIT_EXPECT_EQ(test, c.ret, 1);
+	KUNIT_EXPECT_TRUE(test, kgo_sock_rd_surely_empty(sk));
+
+	kernel_sock_shutdown(peer, SHUT_WR);
+	while (kgo_sock_rd_surely_empty(sk) && time_before(jiffies, end))
+		msleep(1);
+	KUNIT_EXPECT_FALSE(test, kgo_sock_rd_surely_empty(sk));
+
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_DGRAM,
+					       IPPROTO_UDP, &udp), 0);
+	KUNIT_EXPECT_FALSE(test, kgo_sock_rd_surely_empty(udp->sk));
+	sock_release(udp);
+	sock_release(peer);
+	kgo_sock_close(ks);
+}
+
 static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_data_test),
 	KUNIT_CASE(kgo_sock_write_space_test),
@@ -575,6 +627,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_refused_test),
 	KUNIT_CASE(kgo_sock_pingpong_test),
 	KUNIT_CASE(kgo_sock_preempt_test),
+	KUNIT_CASE(kgo_sock_surely_empty_test),
 	{}
 };
 
