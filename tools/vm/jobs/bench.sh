@@ -171,6 +171,20 @@ net_port() {
 	esac
 }
 
+# The servers of round $1 (from 0): kgo go epoll kthread, turned left
+# by $1.
+net_order() {
+	set -- $(($1 % 4)) kgo go epoll kthread
+	local k=$1
+	shift
+	while [ "$k" -gt 0 ]; do
+		set -- "$@" "$1"
+		shift
+		k=$((k - 1))
+	done
+	echo "$@"
+}
+
 # Whether something listens on TCP port $1, from /proc/net/tcp.
 net_listening() {
 	grep -q ":$(printf %04X "$1") 00000000:0000 0A " /proc/net/tcp
@@ -334,11 +348,14 @@ steps() {
 	# The net group: each size, every server in turn, one run of each
 	# at a time. Run in blocks of $runs, a server whose block met a
 	# slow spell of the host lost 10% against the next: the ratios of
-	# c10000 went from 0.91x to 1.18x between boots of one build.
+	# c10000 went from 0.91x to 1.18x between boots of one build. The
+	# order turns by one each round, so that no server always follows
+	# the same one (kthread's 10,000 exiting threads, say) or goes
+	# first into a fresh size.
 	for c in $net_sizes; do
 		net_runs=$runs runs=1 net_r=0
 		while [ $net_r -lt "$net_runs" ]; do
-			for impl in kgo go epoll kthread; do
+			for impl in $(net_order $net_r); do
 				step "net_c$c" "$impl" net_run "$impl" "$c"
 			done
 			net_r=$((net_r + 1))
