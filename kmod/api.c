@@ -26,8 +26,10 @@
  * Switches from the calling G to its M's scheduler loop, having set
  * m->req. Returns when some M switches back to the G; that M set
  * current->stack to our stack before it did. @m is stale afterwards.
+ * Inline, as is kgo_switch_to_m(): a yield or park is a call to
+ * kgo_switch() and nothing more.
  */
-static void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
+static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
 {
 	lockdep_assert_irqs_disabled();
 	current->stack = m->own_stack;
@@ -39,7 +41,7 @@ static void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
 	local_irq_enable();
 }
 
-static void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
+static __always_inline void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
 {
 	local_irq_disable();
 	kgo_switch_to_m_irqsoff(m, g);
@@ -139,14 +141,9 @@ void kgo_preempt_check(void)
 	kgo_preempt_check_m(kgo_g_m());
 }
 
-/*
- * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
- * Return: the caller's M afterwards, another one if the G was preempted.
- */
-struct kgo_m *kgo_preempt_check_m(struct kgo_m *m)
+/* kgo_preempt_check_m() when the G is to be preempted. */
+struct kgo_m *kgo_preempt_now(struct kgo_m *m)
 {
-	if (!m || likely(!READ_ONCE(m->curg->preempt)))
-		return m;
 	kgo_switch_check(m, "preempt");
 	m->req = KGO_REQ_PREEMPT;
 	kgo_switch_to_m(m, m->curg);

@@ -66,26 +66,6 @@ unsigned int kgo_switch_violations(unsigned int memalloc_base)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_switch_violations);
 
-/**
- * kgo_in_atomic() - whether the caller may not block
- *
- * Production kernels check this too, unlike might_sleep(): a blocking
- * kgo call from atomic context would switch stacks with a lock held or
- * sleep in an interrupt, and corrupt more than the caller. Interrupt
- * context, interrupts off and an RCU read side (PREEMPT_RCU) are always
- * seen; preemption off (a spinlock) only with CONFIG_PREEMPT_COUNT,
- * which Debian's kernels have (PREEMPT_DYNAMIC).
- *
- * Context: any.
- */
-bool kgo_in_atomic(void)
-{
-	if (!in_task() || irqs_disabled() || rcu_preempt_depth())
-		return true;
-	return IS_ENABLED(CONFIG_PREEMPT_COUNT) && preempt_count();
-}
-EXPORT_SYMBOL_IF_KUNIT(kgo_in_atomic);
-
 /* Records the M's resting state. Context: the M, on its own stack. */
 void kgo_switch_baseline(struct kgo_m *m)
 {

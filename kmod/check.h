@@ -3,7 +3,11 @@
 #define _KGO_CHECK_H
 
 #include <linux/bug.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/kconfig.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
 
 struct kgo_m;
 
@@ -38,7 +42,25 @@ static inline void kgo_switch_check(struct kgo_m *m, const char *where)
 		__kgo_switch_check(m, where);
 }
 
-bool kgo_in_atomic(void);
+/**
+ * kgo_in_atomic() - whether the caller may not block
+ *
+ * Production kernels check this too, unlike might_sleep(): a blocking
+ * kgo call from atomic context would switch stacks with a lock held or
+ * sleep in an interrupt, and corrupt more than the caller. Interrupt
+ * context, interrupts off and an RCU read side (PREEMPT_RCU) are always
+ * seen; preemption off (a spinlock) only with CONFIG_PREEMPT_COUNT,
+ * which Debian's kernels have (PREEMPT_DYNAMIC). Inline: every call
+ * that may block makes it, a channel operation among them.
+ *
+ * Context: any.
+ */
+static inline bool kgo_in_atomic(void)
+{
+	if (!in_task() || irqs_disabled() || rcu_preempt_depth())
+		return true;
+	return IS_ENABLED(CONFIG_PREEMPT_COUNT) && preempt_count();
+}
 
 /*
  * At the top of every kgo call that may block: false, with a warning

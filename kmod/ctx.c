@@ -47,6 +47,7 @@
 #include "ctx.h"
 #include "g.h"
 #include "m.h"
+#include "sched.h"
 #include "waiter.h"
 
 int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent)

@@ -65,7 +65,6 @@ enum kgo_waitreason {
 
 const char *kgo_waitreason_str(enum kgo_waitreason r);
 void kgo_preempt_check(void);
-struct kgo_m *kgo_preempt_check_m(struct kgo_m *m);
 int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 		    u8 reason);
 void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),

@@ -71,9 +71,11 @@ static __no_stack_protector int kgo_m_main(void *arg)
  * and the hint is read with preemption off, an RCU read-side section.
  * An exiting M clears the hints that name it (kgo_m_forget).
  */
-static DEFINE_PER_CPU(struct kgo_m *, kgo_cpu_m);
+DEFINE_PER_CPU(struct kgo_m *, kgo_cpu_m);
+EXPORT_SYMBOL_IF_KUNIT(kgo_cpu_m);
 
-static struct kgo_m *kgo_this_m_slow(void)
+/* kgo_this_m() when the hint does not name current. */
+struct kgo_m *kgo_this_m_slow(void)
 {
 	struct kgo_m *m;
 
@@ -83,6 +85,7 @@ static struct kgo_m *kgo_this_m_slow(void)
 	this_cpu_write(kgo_cpu_m, m);
 	return m;
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_this_m_slow);
 
 /*
  * Debug kernels: the P a G is about to use is its M's. Whoever holds a
@@ -95,35 +98,7 @@ void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p)
 		  m->id, p->id);
 }
 
-/**
- * kgo_this_m() - the M the caller runs on
- *
- * Context: process (in interrupt context current is whatever was
- * interrupted: callers check in_task() first). Return: the M, or NULL
- * if current is not one of kgo's kthreads.
- */
-struct kgo_m *kgo_this_m(void)
-{
-	struct kgo_m *m;
-	bool mine;
 
-	preempt_disable_notrace();
-	m = __this_cpu_read(kgo_cpu_m);
-	mine = m && READ_ONCE(m->task) == current;
-	preempt_enable_notrace();
-	return likely(mine) ? m : kgo_this_m_slow();
-}
-EXPORT_SYMBOL_IF_KUNIT(kgo_this_m);
-
-/*
- * Context: the M, about to switch to a goroutine, interrupts off (so the
- * CPU cannot change under the per-CPU write).
- */
-void kgo_m_ran_here(struct kgo_m *m)
-{
-	lockdep_assert_irqs_disabled();
-	__this_cpu_write(kgo_cpu_m, m);
-}
 
 /* The M is exiting: no hint may name it once it is freed. */
 static void kgo_m_forget(struct kgo_m *m)

@@ -3,6 +3,8 @@
 #define _KGO_M_H
 
 #include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -97,8 +99,32 @@ static inline void kgo_g_p_put(void)
 	preempt_enable();
 }
 
-/* The M running the caller, or NULL when the caller is not on an M. */
-struct kgo_m *kgo_this_m(void);
+/* The M that last switched to a goroutine on each CPU: see m.c. */
+DECLARE_PER_CPU(struct kgo_m *, kgo_cpu_m);
+struct kgo_m *kgo_this_m_slow(void);
+
+/**
+ * kgo_this_m() - the M the caller runs on
+ *
+ * Inline, with the hint's check (m.c): every kgo call makes it, and a
+ * call would cost it a call, a return and the return thunk.
+ *
+ * Context: process (in interrupt context current is whatever was
+ * interrupted: callers check in_task() first). Return: the M, or NULL
+ * if current is not one of kgo's kthreads.
+ */
+static __always_inline struct kgo_m *kgo_this_m(void)
+{
+	struct kgo_m *m;
+	bool mine;
+
+	/* An RCU read-side section: the M named may be exiting (m.c). */
+	preempt_disable_notrace();
+	m = __this_cpu_read(kgo_cpu_m);
+	mine = m && READ_ONCE(m->task) == current;
+	preempt_enable_notrace();
+	return likely(mine) ? m : kgo_this_m_slow();
+}
 /*
  * The M running the calling G, or NULL outside a G. The M may hold no P
  * (block.c, hog.c): callers that would use the P take it with
@@ -121,7 +147,16 @@ static inline struct kgo_m *kgo_g_m(void)
 	m = kgo_this_m();
 	return m && m->curg && !m->blocking ? m : NULL;
 }
-void kgo_m_ran_here(struct kgo_m *m);
+/*
+ * Sets this CPU's hint to @m. Context: the M, about to switch to a
+ * goroutine, interrupts off (so the CPU cannot change under the per-CPU
+ * write).
+ */
+static inline void kgo_m_ran_here(struct kgo_m *m)
+{
+	lockdep_assert_irqs_disabled();
+	__this_cpu_write(kgo_cpu_m, m);
+}
 
 int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief);
 void kgo_m_park(struct kgo_m *m);

@@ -450,42 +450,15 @@ again:
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
-/**
- * kgo_wakep() - start a spinning M if work may be waiting and none spins
- *
- * Context: any, hardirq included.
+/*
+ * kgo_wakep() past its checks (sched.h): no M spins and an idle P may
+ * take one. Only the caller that moves nmspinning 0 -> 1 goes on.
  */
-void kgo_wakep(void)
+void kgo_wakep_slow(struct kgo_sched *sched)
 {
-	struct kgo_sched *sched = &kgo_sched;
 	unsigned long flags;
 	struct kgo_p *p;
 
-	/*
-	 * Rule 3's other half: the caller's store of work (to a queue, or
-	 * under sched.lock, whose unlock is only a release) must be visible
-	 * before we read nmspinning, or a spinning M dropping out could miss
-	 * the work while we miss its decrement. Pairs with the full barrier
-	 * of atomic_dec_return() in kgo_findrunnable(). Go has it for free:
-	 * its unlock is an atomic exchange.
-	 */
-	smp_mb();
-	/*
-	 * Rule 1: only the producer that moves nmspinning 0 -> 1 starts one.
-	 * Acquire: a spinner's drop out of nmspinning comes after it put its
-	 * P on the idle list; seeing the one, we see npidle count the other.
-	 */
-	if (atomic_read_acquire(&sched->nmspinning))
-		return;
-	/*
-	 * Rule 4, already asked: no P is idle and an earlier wakep set
-	 * needspinning, which the next M to give up its P takes up. Asking
-	 * again would take sched.lock to set it again: the cost of every
-	 * yield and spawn while all Ps are busy. Go's wakep asks each time;
-	 * its Ps are rarely all busy for long, ours are in every benchmark.
-	 */
-	if (!atomic_read(&sched->npidle) && atomic_read(&sched->needspinning))
-		return;
 	if (atomic_cmpxchg(&sched->nmspinning, 0, 1))
 		return;
 	spin_lock_irqsave(&sched->lock, flags);

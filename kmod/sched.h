@@ -112,7 +112,47 @@ struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp
 struct kgo_gcache;
 struct kgo_g *kgo_newproc_gc(struct kgo_gcache *gc, kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
-void kgo_wakep(void);
+void kgo_wakep_slow(struct kgo_sched *sched);
+
+/**
+ * kgo_wakep() - start a spinning M if work may be waiting and none spins
+ *
+ * Inline up to the slow path: most calls (every yield and spawn while
+ * all Ps are busy) end at its first checks.
+ *
+ * Context: any, hardirq included.
+ */
+static inline void kgo_wakep(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+
+	/*
+	 * Rule 3's other half: the caller's store of work (to a queue, or
+	 * under sched.lock, whose unlock is only a release) must be visible
+	 * before we read nmspinning, or a spinning M dropping out could miss
+	 * the work while we miss its decrement. Pairs with the full barrier
+	 * of atomic_dec_return() in kgo_findrunnable(). Go has it for free:
+	 * its unlock is an atomic exchange.
+	 */
+	smp_mb();
+	/*
+	 * Rule 1: only the producer that moves nmspinning 0 -> 1 starts one.
+	 * Acquire: a spinner's drop out of nmspinning comes after it put its
+	 * P on the idle list; seeing the one, we see npidle count the other.
+	 */
+	if (atomic_read_acquire(&sched->nmspinning))
+		return;
+	/*
+	 * Rule 4, already asked: no P is idle and an earlier wakep set
+	 * needspinning, which the next M to give up its P takes up. Asking
+	 * again would take sched.lock to set it again: the cost of every
+	 * yield and spawn while all Ps are busy. Go's wakep asks each time;
+	 * its Ps are rarely all busy for long, ours are in every benchmark.
+	 */
+	if (!atomic_read(&sched->npidle) && atomic_read(&sched->needspinning))
+		return;
+	kgo_wakep_slow(sched);
+}
 
 /*
  * Rule 5 (sched.c): the wake-up owed to a G just readied into @p's
@@ -122,6 +162,21 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 {
 	WRITE_ONCE(p->wakeseq, p->wakeseq + 1);
 	WRITE_ONCE(p->wakep_due, true);
+}
+
+struct kgo_m *kgo_preempt_now(struct kgo_m *m);
+
+/*
+ * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
+ * Inline: a blocking channel operation makes it every time, and the G
+ * is rarely to be preempted. Return: the caller's M afterwards, another
+ * one if the G was preempted.
+ */
+static inline struct kgo_m *kgo_preempt_check_m(struct kgo_m *m)
+{
+	if (!m || likely(!READ_ONCE(m->curg->preempt)))
+		return m;
+	return kgo_preempt_now(m);
 }
 
 /* Whether the calling G's P has a wake-up deferred. @m: kgo_g_m(). */
