@@ -8,8 +8,12 @@
  * or from the waiter's memory (for an unbuffered channel, sender to
  * receiver with no buffer in between), claims the waiter and wakes it.
  *
- * A plain send or receive is a select with one case: one code path.
- * A select locks every channel involved in address order (so two
+ * A plain send or receive takes its own path (kgo_chan_op(), Go's
+ * chansend and chanrecv): one lock, one queue, and none of a select's
+ * scratch space, poll order or lock sorting, which were half of what a
+ * plain operation cost when it was a select of one case. It shares
+ * with select the part that does the operation (kgo_case_try()) and
+ * the sudog. A select locks every channel involved in address order (so two
  * selects cannot deadlock), looks for a ready case in a random order,
  * and otherwise queues a sudog on every channel and blocks; the first
  * claim wins (kgo_waiter_claim()), and the others find the waiter
@@ -133,9 +137,12 @@ static void *kgo_chan_slot(struct kgo_chan *c, u32 i)
 	return c->buf + (size_t)i * c->elemsize;
 }
 
-static void kgo_chan_copy(struct kgo_chan *c, void *dst, const void *src)
+static __always_inline void kgo_chan_copy(struct kgo_chan *c, void *dst, const void *src)
 {
-	if (dst && src)
+	/* A word, the common element, is two moves, not a string copy. */
+	if (dst && src && c->elemsize == sizeof(u64))
+		memcpy(dst, src, sizeof(u64));
+	else if (dst && src)
 		memcpy(dst, src, c->elemsize);
 	else if (dst)
 		memset(dst, 0, c->elemsize);
@@ -147,7 +154,7 @@ static void kgo_chan_copy(struct kgo_chan *c, void *dst, const void *src)
  * another case of their select) are unlinked and skipped.
  * Context: the channel's lock held.
  */
-static struct kgo_sudog *kgo_chan_dequeue(struct list_head *q)
+static inline struct kgo_sudog *kgo_chan_dequeue(struct list_head *q)
 {
 	struct kgo_sudog *s;
 
@@ -162,9 +169,10 @@ static struct kgo_sudog *kgo_chan_dequeue(struct list_head *q)
 /*
  * Does case @cs now if it can. Returns true if done; *@wake is then a
  * claimed waiter to wake once the locks are dropped, or NULL.
- * Context: the case's channel locked.
+ * Context: the case's channel locked. Inline: a plain operation keeps
+ * only its own direction of it.
  */
-static bool kgo_case_try(struct kgo_select_case *cs, struct kgo_sudog **wake)
+static __always_inline bool kgo_case_try(struct kgo_select_case *cs, struct kgo_sudog **wake)
 {
 	struct kgo_chan *c = cs->chan;
 	struct kgo_sudog *s;
@@ -221,6 +229,22 @@ static bool kgo_case_try(struct kgo_select_case *cs, struct kgo_sudog **wake)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * After a case was done and its locks dropped: interrupts back as the
+ * operation found them (@blocking: on; else @flags), then the waiter
+ * it served, if any, woken by the caller's M @m.
+ */
+static __always_inline void kgo_case_finish(struct kgo_sudog *wake, struct kgo_m *m,
+					    bool blocking, unsigned long flags)
+{
+	if (blocking)
+		local_irq_enable();
+	else
+		local_irq_restore(flags);
+	if (wake)
+		kgo_waiter_wake_m(wake->w, m);
 }
 
 /* Scratch space of one select: on the stack for small ones. */
@@ -402,12 +426,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		if (cs->chan && kgo_case_try(cs, &wake)) {
 			ret = sel.order[i];
 			kgo_sel_unlock(&sel);
-			if (blocking)
-				local_irq_enable();
-			else
-				local_irq_restore(flags);
-			if (wake)
-				kgo_waiter_wake_m(wake->w, m);
+			kgo_case_finish(wake, m, blocking, flags);
 			goto done;
 		}
 	}
@@ -472,12 +491,98 @@ out:
 }
 EXPORT_SYMBOL_GPL(kgo_select);
 
+/* The unlock of a plain operation's park: see kgo_sel_unlock(). */
+static void kgo_chan_unlock(void *arg)
+{
+	struct kgo_chan *c = arg;
+
+	spin_unlock(&c->lock);
+}
+
+/*
+ * A plain send or receive: kgo_select() of the one case @cs, on a
+ * channel (a nil one goes to kgo_select(), which knows what blocking on
+ * nothing means). Inline in its two callers, so that each keeps only
+ * its direction of kgo_case_try(). Return: 0 with the result in @cs,
+ * -EAGAIN, -ETIMEDOUT or -EPERM.
+ */
+static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_ns)
+{
+	bool blocking = timeout_ns != KGO_NOWAIT;
+	struct kgo_chan *c = cs->chan;
+	struct kgo_sudog *wake = NULL;
+	struct kgo_waiter w __uninitialized;	/* as in kgo_select() */
+	struct kgo_sudog s __uninitialized;
+	unsigned long flags;
+	struct kgo_m *m;
+	bool due;
+	int why;
+
+	if (unlikely(!c)) {
+		why = kgo_select(cs, 1, timeout_ns);	/* never 0: never ready */
+		return why < 0 ? why : 0;
+	}
+	if (blocking) {
+		if (!kgo_may_block(cs->dir == KGO_SELECT_SEND ? "kgo_chan_send" :
+						  "kgo_chan_recv"))
+			return -EPERM;
+		might_sleep();
+		m = kgo_preempt_check_m(kgo_g_m());
+		lockdep_assert_irqs_enabled();
+		local_irq_disable();
+	} else {
+		m = kgo_g_m();
+		local_irq_save(flags);
+	}
+	/* As in kgo_select(): a deferred wake-up, owed if we go on. */
+	due = m && kgo_g_wakep_due(m);
+	spin_lock(&c->lock);
+	if (kgo_case_try(cs, &wake)) {
+		spin_unlock(&c->lock);
+		kgo_case_finish(wake, m, blocking, flags);
+		if (due)
+			kgo_g_wakep_if_due(m);
+		return 0;
+	}
+	if (!blocking) {
+		spin_unlock(&c->lock);
+		local_irq_restore(flags);
+		if (due)
+			kgo_g_wakep_if_due(m);
+		return -EAGAIN;
+	}
+
+	kgo_waiter_init(&w, m, timeout_ns, cs->dir == KGO_SELECT_SEND ?
+			KGO_WAIT_REASON_CHAN_SEND : KGO_WAIT_REASON_CHAN_RECV, true);
+	s.w = &w;
+	s.elem = cs->elem;
+	s.why = 1;
+	list_add_tail(&s.node, cs->dir == KGO_SELECT_SEND ? &c->sendq : &c->recvq);
+	why = kgo_waiter_block(&w, kgo_chan_unlock, c);
+	if (why == KGO_WAIT_TIMEOUT) {
+		/* Linked still, unless a partner unlinked it and lost the claim. */
+		spin_lock_irq(&c->lock);
+		if (!list_empty(&s.node))
+			list_del_init(&s.node);
+		spin_unlock_irq(&c->lock);
+		kgo_waiter_destroy(&w);
+		return -ETIMEDOUT;
+	}
+	/* Claimed by the channel, which unlinked us (kgo_chan_dequeue()). */
+	kgo_waiter_destroy(&w);
+	if (cs->dir == KGO_SELECT_SEND)
+		cs->err = s.ok ? 0 : -EPIPE;
+	else
+		cs->ok = s.ok;
+	return 0;
+}
+
 int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns)
 {
 	struct kgo_select_case cs = {
 		.chan = c, .dir = KGO_SELECT_SEND, .elem = (void *)elem,
 	};
-	int ret = kgo_select(&cs, 1, timeout_ns);
+	int ret = kgo_chan_op(&cs, timeout_ns);
 
 	return ret < 0 ? ret : cs.err;
 }
@@ -486,7 +591,7 @@ EXPORT_SYMBOL_GPL(kgo_chan_send);
 int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
 {
 	struct kgo_select_case cs = { .chan = c, .dir = KGO_SELECT_RECV, .elem = elem };
-	int ret = kgo_select(&cs, 1, timeout_ns);
+	int ret = kgo_chan_op(&cs, timeout_ns);
 
 	if (ret < 0)
 		return ret;

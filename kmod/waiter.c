@@ -66,27 +66,6 @@ void kgo_waiter_destroy(struct kgo_waiter *w)
 }
 
 /*
- * Claims the wake-up of @w for @why. Context: any; for a single waiter,
- * under the lock of its queue.
- */
-bool kgo_waiter_claim(struct kgo_waiter *w, int why)
-{
-	/*
-	 * No other claimer can race us: no timer, and every other queue's
-	 * waker would hold the lock we hold. No atomic needed, as for a
-	 * plain channel operation in Go; the woken waiter reads the state
-	 * after its kgo_ready() (a full barrier) or woken's release.
-	 */
-	if (w->single) {
-		if (atomic_read(&w->state) != KGO_WAIT_WAITING)
-			return false;
-		atomic_set(&w->state, why);
-		return true;
-	}
-	return atomic_cmpxchg(&w->state, KGO_WAIT_WAITING, why) == KGO_WAIT_WAITING;
-}
-
-/*
  * Wakes @w, whose wake-up the caller claimed. @w may return from
  * kgo_waiter_block() and its stack frame go at any moment after the
  * claim: read what we need first, and only touch the task under RCU,

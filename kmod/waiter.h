@@ -59,7 +59,27 @@ struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m, u64 timeout_ns,
 		     u8 reason, bool one_queue);
 void kgo_waiter_destroy(struct kgo_waiter *w);
-bool kgo_waiter_claim(struct kgo_waiter *w, int why);
+/*
+ * Claims the wake-up of @w for @why. Context: any; for a single waiter,
+ * under the lock of its queue. Inline: a channel hand-off makes it.
+ */
+static inline bool kgo_waiter_claim(struct kgo_waiter *w, int why)
+{
+	/*
+	 * No other claimer can race us: no timer, and every other queue's
+	 * waker would hold the lock we hold. No atomic needed, as for a
+	 * plain channel operation in Go; the woken waiter reads the state
+	 * after its kgo_ready() (a full barrier) or woken's release.
+	 */
+	if (w->single) {
+		if (atomic_read(&w->state) != KGO_WAIT_WAITING)
+			return false;
+		atomic_set(&w->state, why);
+		return true;
+	}
+	return atomic_cmpxchg(&w->state, KGO_WAIT_WAITING, why) == KGO_WAIT_WAITING;
+}
+
 void kgo_waiter_wake(struct kgo_waiter *w);
 void kgo_waiter_wake_m(struct kgo_waiter *w, struct kgo_m *m);
 int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg);

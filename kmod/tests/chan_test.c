@@ -509,6 +509,97 @@ static void kgo_time_hardirq_send_test(struct kunit *test)
 	kgo_chan_destroy(x->probe);
 }
 
+/*
+ * A plain send or receive (not a select): its edges, from a goroutine
+ * and from a thread. A nil channel never is ready; an operation that
+ * timed out has left the channel's queue, so no partner finds it after;
+ * a word-sized element and an odd-sized one arrive whole; a closed
+ * channel refuses sends and gives zeroed elements.
+ */
+struct plain_ctx {
+	struct kgo_chan *word, *odd;
+	int errors;
+};
+
+struct odd_elem {
+	u8 b[3];
+};
+
+static void plain_word_sender(void *arg)
+{
+	struct plain_ctx *x = arg;
+	u64 v = 0x0123456789abcdefULL;
+
+	if (kgo_chan_send(x->word, &v, KGO_FOREVER))
+		x->errors++;
+}
+
+/* Returns the number of checks that failed. */
+static int plain_edges(struct plain_ctx *x, bool in_g)
+{
+	struct odd_elem o = { { 1, 2, 3 } }, got;
+	int bad = 0;
+	u64 t0, v;
+	bool ok;
+
+	bad += kgo_chan_recv(NULL, &v, &ok, KGO_NOWAIT) != -EAGAIN;
+	t0 = local_clock();
+	bad += kgo_chan_send(NULL, &v, 5 * MS) != -ETIMEDOUT;
+	bad += local_clock() - t0 < 5 * MS;
+
+	bad += kgo_chan_send(x->word, &v, KGO_NOWAIT) != -EAGAIN;
+	bad += kgo_chan_recv(x->word, &v, &ok, KGO_NOWAIT) != -EAGAIN;
+	/* Timed out, then off the queue: nobody takes a partner from it. */
+	bad += kgo_chan_recv(x->word, &v, &ok, 5 * MS) != -ETIMEDOUT;
+	bad += kgo_chan_send(x->word, &v, KGO_NOWAIT) != -EAGAIN;
+	bad += kgo_chan_send(x->word, &v, 5 * MS) != -ETIMEDOUT;
+	bad += kgo_chan_recv(x->word, &v, &ok, KGO_NOWAIT) != -EAGAIN;
+
+	if (in_g) {
+		v = 0;
+		ok = false;
+		bad += kgo_go(plain_word_sender, x, GFP_KERNEL) <= 0;
+		bad += kgo_chan_recv(x->word, &v, &ok, KGO_FOREVER) != 0;
+		bad += !ok || v != 0x0123456789abcdefULL;
+	}
+
+	bad += kgo_chan_send(x->odd, &o, KGO_NOWAIT) != 0;
+	memset(&got, 0xff, sizeof(got));
+	bad += kgo_chan_recv(x->odd, &got, &ok, KGO_NOWAIT) != 0;
+	bad += !ok || memcmp(&got, &o, sizeof(o));
+	return bad;
+}
+
+static void plain_in_g(void *arg)
+{
+	struct plain_ctx *x = arg;
+
+	x->errors += plain_edges(x, true);
+}
+
+static void kgo_chan_plain_test(struct kunit *test)
+{
+	struct plain_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	bool ok = true;
+	u64 v = ~0ULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->word = mkchan(test, sizeof(u64), 0);
+	x->odd = mkchan(test, sizeof(struct odd_elem), 2);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(plain_in_g, x, LONG_MS));
+	KUNIT_EXPECT_EQ(test, x->errors, 0);
+	KUNIT_EXPECT_EQ(test, plain_edges(x, false), 0);
+
+	KUNIT_EXPECT_EQ(test, kgo_chan_close(x->word), 0);
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->word, &v, KGO_NOWAIT), -EPIPE);
+	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->word, &v, KGO_FOREVER), -EPIPE);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->word, &v, &ok, KGO_FOREVER), 0);
+	KUNIT_EXPECT_FALSE(test, ok);
+	KUNIT_EXPECT_EQ(test, v, 0ULL);
+	kgo_chan_destroy(x->word);
+	kgo_chan_destroy(x->odd);
+}
+
 static struct kunit_case kgo_chan_cases[] = {
 	KUNIT_CASE(kgo_chan_buffered_test),
 	KUNIT_CASE(kgo_chan_unbuffered_test),
@@ -516,6 +607,7 @@ static struct kunit_case kgo_chan_cases[] = {
 	KUNIT_CASE(kgo_chan_close_test),
 	KUNIT_CASE(kgo_chan_close_wakes_test),
 	KUNIT_CASE(kgo_chan_fifo_test),
+	KUNIT_CASE(kgo_chan_plain_test),
 	KUNIT_CASE(kgo_chan_select_uniform_test),
 	KUNIT_CASE(kgo_chan_select_block_test),
 	{}
