@@ -359,12 +359,14 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 void kgo_newm_spare(struct kgo_p *p)
 {
 	lockdep_assert_held(&p->sched->lock);
-	if (p->nmidle || p->wantspare || p->sched->stopping ||
+	/* One parked, or on its way to park (a spare just made, say), is it. */
+	if (p->nmidle || p->mtransit || p->wantspare || p->sched->stopping ||
 	    p->mcount + p->wantm + 1 > kgo_max_ms)
 		return;
 	p->wantspare = true;
 	queue_work(system_unbound_wq, &p->newm_work);
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_newm_spare);
 
 /*
  * Creates the Ms @p's CPU is waiting for, one at a time: for a P that
@@ -423,10 +425,13 @@ again:
 	} else if (p->wantspare) {
 		p->wantspare = false;
 		/*
-		 * Void if an M of the CPU parked since it was asked: a spare
-		 * is one M parked ahead of the need, not one more.
+		 * Void if an M of the CPU parked since it was asked, or is
+		 * on its way to: a spare is one M parked ahead of the need,
+		 * not one more. (Two marks 14 ms apart, the second while
+		 * the first one's spare was still starting, made three Ms
+		 * on one CPU under issue 17's 10,000 connections.)
 		 */
-		if (p->mcount < kgo_max_ms && !p->nmidle)
+		if (p->mcount < kgo_max_ms && !p->nmidle && !p->mtransit)
 			what = NEWM_SPARE;
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);

@@ -9,6 +9,8 @@
  *  - the same with kgo_block_begin/end, which hands off at once;
  *  - kgo_gomaxprocs() stops and restarts Ps with goroutines queued;
  *  - Ms made for handoffs are stopped once idle, one per CPU kept;
+ *  - two requests for a spare M, the second before the first's M has
+ *    parked, make one;
  *  - a burst of goroutines blocking at once, on every P, is handed off
  *    in full: nothing queued waits for a sleeper to wake;
  *  - inside kgo_block_begin/end a goroutine's kgo calls act as a
@@ -190,6 +192,112 @@ static void kgo_block_reap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, bad, -1, "P%d has %u Ms parked", bad, bad_nmidle);
 	pr_info("Ms: %u while %d goroutines slept in the kernel, %u after\n",
 		peak, SLEEPERS, s.mcount);
+}
+
+/* --- One spare at a time ------------------------------------------ */
+
+struct spare_ctx {
+	struct kgo_p *p;	/* the P the goroutine ran on */
+	bool yield;		/* ... and yields until stop */
+	bool stop;
+	struct kgo_waitgroup wg;
+};
+
+static void spare_yielder(void *arg)
+{
+	struct spare_ctx *x = arg;
+
+	WRITE_ONCE(x->p, kgo_this_m()->home);	/* an M holds its home P only */
+	while (x->yield && !READ_ONCE(x->stop))
+		kgo_yield();
+	kgo_wg_done(&x->wg);
+}
+
+/* Runs spare_yielder(); returns once it has recorded its P. */
+static int spare_start(struct spare_ctx *x, bool yield)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(LONG_MS);
+
+	x->p = NULL;
+	x->yield = yield;
+	x->stop = false;
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 1);
+	if (kgo_go(spare_yielder, x, GFP_KERNEL) <= 0)
+		return -ENOMEM;
+	while (!READ_ONCE(x->p) && time_before(jiffies, end))
+		msleep(1);
+	return READ_ONCE(x->p) ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * A spare M asked for while the one asked before is still on its way to
+ * park is that same spare: two requests, one more M. In the net bench,
+ * two hog marks of kgo_echo's accept goroutine 14 ms apart made three
+ * Ms on one CPU: the second request came before the first spare parked.
+ * The test first waits for the monitor to stop all but one M of the
+ * running P's CPU (m_idle_ms, 5 s), then until the yielder's M is the
+ * only one and none is parked or parking when it asks.
+ */
+static void kgo_block_one_spare_test(struct kunit *test)
+{
+	struct spare_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	unsigned int before, after, parked, transit;
+	struct kgo_p *p, *q;
+	unsigned long end;
+	int i, ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	/* Which P runs goroutines (the suite runs one). */
+	KUNIT_ASSERT_EQ(test, spare_start(x, false), 0);
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	p = x->p;
+	end = jiffies + msecs_to_jiffies(LONG_MS);
+	while (READ_ONCE(p->mcount) > 1 && time_before(jiffies, end))
+		msleep(200);
+
+	ret = spare_start(x, true);
+	q = x->p;
+	/*
+	 * Until the yielder's M is the CPU's only one, and no M of it is
+	 * parked or on its way to park (the probe's may still be).
+	 */
+	end = jiffies + msecs_to_jiffies(2000);
+	for (;;) {
+		spin_lock_irq(&kgo_sched.lock);
+		before = p->mcount;
+		parked = p->nmidle;
+		transit = p->mtransit;
+		spin_unlock_irq(&kgo_sched.lock);
+		if ((before == 1 && !parked && !transit) || !time_before(jiffies, end))
+			break;
+		msleep(1);
+	}
+	if (!ret && q == p && before == 1 && !parked && !transit) {
+		for (i = 0; i < 2; i++) {
+			spin_lock_irq(&kgo_sched.lock);
+			kgo_newm_spare(p);
+			spin_unlock_irq(&kgo_sched.lock);
+			/* Made and woken, most likely not yet parked. */
+			flush_work(&p->newm_work);
+		}
+		msleep(200);	/* it parks */
+	}
+	spin_lock_irq(&kgo_sched.lock);
+	after = p->mcount;
+	parked = p->nmidle;
+	spin_unlock_irq(&kgo_sched.lock);
+	WRITE_ONCE(x->stop, true);
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_PTR_EQ(test, q, p);
+	if (after == before)
+		kunit_skip(test, "P%d's CPU had %u Ms, %u parked, %u on their way",
+			   p->id, before, parked, transit);
+	KUNIT_EXPECT_EQ(test, after, before + 1);
+	KUNIT_EXPECT_EQ(test, parked, 1u);
+	pr_info("Ms of P%d's CPU: %u, then %u after two spare requests\n",
+		p->id, before, after);
 }
 
 /* --- A burst of blocks: every blocked P is handed off ------------- */
@@ -506,6 +614,7 @@ static struct kunit_case kgo_block_cases[] = {
 	KUNIT_CASE(kgo_block_gomaxprocs_test),
 	KUNIT_CASE(kgo_block_end_race_test),
 	KUNIT_CASE(kgo_block_reap_test),
+	KUNIT_CASE(kgo_block_one_spare_test),
 	KUNIT_CASE(kgo_block_burst_test),
 	KUNIT_CASE(kgo_block_calls_inside_test),
 	{}
