@@ -29,38 +29,17 @@ static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-/**
- * kgo_waiter_init() - prepare the caller to wait
- * @w: on the caller's stack
- * @m: the caller's M, kgo_g_m(): NULL for a thread
- * @timeout_ns: give up after this long; KGO_FOREVER never
- * @reason: what it waits for (enum kgo_waitreason), for debugfs
- * @one_queue: it will wait on one queue, whose lock every waker holds
- */
-void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m, u64 timeout_ns,
-		     u8 reason, bool one_queue)
+/* kgo_waiter_init() with a timeout: the timer, not armed yet. */
+void kgo_waiter_init_timer(struct kgo_waiter *w)
 {
-	w->reason = reason;
-	w->m = m;
-	w->g = m ? m->curg : NULL;
-	w->task = current;
-	atomic_set(&w->state, KGO_WAIT_WAITING);
-	w->single = one_queue && timeout_ns == KGO_FOREVER;
-	w->woken = 0;
-	w->timeout_ns = timeout_ns;
-	/* Without a timeout, no timer: the common case stays cheap. */
-	if (timeout_ns == KGO_FOREVER)
-		return;
 	/* HARD: expires in hardirq even on PREEMPT_RT; kgo_ready() may. */
 	hrtimer_init_on_stack(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	w->timer.function = kgo_waiter_timer_fn;
 }
 
-/* Context: the waiter itself, once it is no longer on any queue. */
-void kgo_waiter_destroy(struct kgo_waiter *w)
+/* kgo_waiter_destroy() with a timeout. */
+void kgo_waiter_destroy_timer(struct kgo_waiter *w)
 {
-	if (w->timeout_ns == KGO_FOREVER)
-		return;
 	hrtimer_cancel(&w->timer);
 	destroy_hrtimer_on_stack(&w->timer);
 }

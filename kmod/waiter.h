@@ -9,6 +9,9 @@
 #include <linux/sched.h>
 #include <linux/types.h>
 
+#include <kgo.h>
+#include "m.h"
+
 struct kgo_g;
 
 /* A waiter's state: 0 while waiting; a claim moves it off 0 once. */
@@ -56,9 +59,42 @@ int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
 		       u8 reason);
 struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 
-void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m, u64 timeout_ns,
-		     u8 reason, bool one_queue);
-void kgo_waiter_destroy(struct kgo_waiter *w);
+void kgo_waiter_init_timer(struct kgo_waiter *w);
+void kgo_waiter_destroy_timer(struct kgo_waiter *w);
+
+/**
+ * kgo_waiter_init() - prepare the caller to wait
+ * @w: on the caller's stack
+ * @m: the caller's M, kgo_g_m(): NULL for a thread
+ * @timeout_ns: give up after this long; KGO_FOREVER never
+ * @reason: what it waits for (enum kgo_waitreason), for debugfs
+ * @one_queue: it will wait on one queue, whose lock every waker holds
+ *
+ * Inline up to the timer, as kgo_waiter_destroy() is: a channel
+ * operation that blocks makes both, mostly without a timeout.
+ */
+static inline void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m,
+				   u64 timeout_ns, u8 reason, bool one_queue)
+{
+	w->reason = reason;
+	w->m = m;
+	w->g = m ? m->curg : NULL;
+	w->task = current;
+	atomic_set(&w->state, KGO_WAIT_WAITING);
+	w->single = one_queue && timeout_ns == KGO_FOREVER;
+	w->woken = 0;
+	w->timeout_ns = timeout_ns;
+	/* Without a timeout, no timer: the common case stays cheap. */
+	if (timeout_ns != KGO_FOREVER)
+		kgo_waiter_init_timer(w);
+}
+
+/* Context: the waiter itself, once it is no longer on any queue. */
+static inline void kgo_waiter_destroy(struct kgo_waiter *w)
+{
+	if (w->timeout_ns != KGO_FOREVER)
+		kgo_waiter_destroy_timer(w);
+}
 /*
  * Claims the wake-up of @w for @why. Context: any; for a single waiter,
  * under the lock of its queue. Inline: a channel hand-off makes it.
