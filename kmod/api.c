@@ -274,7 +274,8 @@ bool kgo_g_readied(struct kgo_g *g)
  * marked instead, and another M is called over only if the caller goes
  * on running (the design essay's rule 5 in sched.c). A G that was in
  * runnext before is kicked to the ring, where it waits behind us: that
- * one gets its wake-up now.
+ * one gets its wake-up now (none if it went to the fresh stack instead,
+ * which it does only when no P is idle or spinning: runq.c).
  */
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 {
@@ -285,10 +286,10 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 	p = m ? kgo_g_p_get(m) : NULL;
 	trace_kgo_g_ready(g->goid, p ? p->id : -1);
 	if (p) {
-		bool kicked = READ_ONCE(p->runnext);	/* only we set it */
+		bool kicked;
 
 		kgo_pstat_inc(p, readies);
-		kgo_runqput(p, g, true);
+		kicked = kgo_runqput(p, g, true);
 		if (kicked)
 			kgo_wakep();
 		else

@@ -192,7 +192,7 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 	goid = READ_ONCE(p->syscall_goid);
 	if (now < since + after_ns)
 		return false;
-	work = !kgo_runqempty(p) || READ_ONCE(sched->runqsize);
+	work = !kgo_runqempty_all(p) || READ_ONCE(sched->runqsize);
 	if (after_ns && !work && atomic_read(&sched->nmspinning) + atomic_read(&sched->npidle) &&
 	    now < since + 10 * NSEC_PER_MSEC)
 		return false;

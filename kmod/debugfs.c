@@ -85,6 +85,9 @@ static const struct {
 	KGO_PSTAT(preempts),
 	KGO_PSTAT(handoffs),
 	KGO_PSTAT(hog_reliefs),
+	KGO_PSTAT(fresh_kept),
+	KGO_PSTAT(fresh_published),
+	KGO_PSTAT(fresh_aged),
 };
 
 static u64 kgo_debugfs_pstat(const struct kgo_p *p, unsigned int i)
@@ -128,11 +131,11 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 		struct kgo_p *p = sched->allp[i];
 		struct kgo_g *next = READ_ONCE(p->runnext);
 
-		seq_printf(s, "P%d: cpu=%d status=%s m=%lld schedtick=%u runqsize=%u runnext=%llu gfreecnt=%u",
+		seq_printf(s, "P%d: cpu=%d status=%s m=%lld schedtick=%u runqsize=%u runnext=%llu fresh=%u gfreecnt=%u",
 			   p->id, p->cpu, kgo_debugfs_pstatus(READ_ONCE(p->status)),
 			   kgo_debugfs_mid(READ_ONCE(p->m)), READ_ONCE(p->schedtick),
 			   kgo_runq_ringlen(p), next ? READ_ONCE(next->goid) : 0,
-			   READ_ONCE(p->ngfree));
+			   kgo_fresh_len(p), READ_ONCE(p->ngfree));
 		for (f = 0; f < ARRAY_SIZE(kgo_pstat_fields); f++)
 			seq_printf(s, " %s=%llu", kgo_pstat_fields[f].name,
 				   kgo_debugfs_pstat(p, f));

@@ -96,7 +96,7 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
 {
 	unsigned long flags;
 
-	if (kgo_runqempty(p) && !READ_ONCE(sched->runqsize))
+	if (kgo_runqempty_all(p) && !READ_ONCE(sched->runqsize))
 		return;
 	spin_lock_irqsave(&sched->lock, flags);
 	kgo_newm_spare(p);
@@ -109,8 +109,8 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
  * @p: a P whose G has run the slice @tick for two slices
  * @tick: that slice (p->schedtick as the monitor saw it)
  *
- * Only when Gs wait that no idle P can take: the P's own queue, or the
- * global queue with no P idle.
+ * Only when Gs wait that no idle P can take: the P's queue or the global
+ * queue with no P idle, or the P's fresh stack, which no thief sees.
  *
  * Context: the monitor; takes sched->lock. Return: whether it asked.
  */
@@ -120,8 +120,10 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 	bool asked = false;
 	struct kgo_m *m;
 
-	if (atomic_read(&sched->npidle) ||
-	    (kgo_runqempty(p) && !READ_ONCE(sched->runqsize)))
+	if (kgo_runqempty_all(p) && !READ_ONCE(sched->runqsize))
+		return false;
+	/* An idle P can steal the rest, but not the fresh stack (runq.c). */
+	if (atomic_read(&sched->npidle) && !kgo_fresh_len(p))
 		return false;
 
 	spin_lock_irqsave(&sched->lock, flags);

@@ -225,6 +225,34 @@ static bool kgo_monitor_wakep_due(struct kgo_p *p)
 	return true;
 }
 
+/*
+ * The fresh stack's bound on waiting (runq.c): its oldest G, the same
+ * one for KGO_FRESH_AGE_SLICES slices, is taken next, ahead of newer
+ * ones and of the ring. Each such take in a spawn tree starts another
+ * subtree while the current one is open, and so adds up to a stack per
+ * level to the tree's peak: one per slice would hold more stacks than
+ * Go's order after a second. Ten slices bound the wait at 100 ms by
+ * default and keep a 2^20-node tree within a few thousand stacks.
+ */
+#define KGO_FRESH_AGE_SLICES	10
+
+static bool kgo_monitor_fresh_age(struct kgo_p *p, u64 now)
+{
+	u64 slice = (u64)kgo_slice_ms() * NSEC_PER_MSEC * KGO_FRESH_AGE_SLICES;
+	u32 head = READ_ONCE(p->freshhead);
+
+	if (head != p->mon_freshhead || !kgo_fresh_len(p)) {
+		p->mon_freshhead = head;
+		p->mon_freshwhen = now;
+		return false;
+	}
+	if (now < p->mon_freshwhen + slice || READ_ONCE(p->fresh_aged))
+		return false;
+	p->mon_freshwhen = now;
+	WRITE_ONCE(p->fresh_aged, true);
+	return true;
+}
+
 /* One look at every P; returns whether anything was done. */
 static bool kgo_monitor_tick(struct kgo_sched *sched)
 {
@@ -244,6 +272,7 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
 			acted |= kgo_monitor_preempt(p, now);
 			acted |= kgo_monitor_call_thieves(p, now);
 			acted |= kgo_monitor_wakep_due(p);
+			acted |= kgo_monitor_fresh_age(p, now);
 			break;
 		default:
 			break;

@@ -43,7 +43,7 @@ void kgo_p_destroy(struct kgo_p *p)
 {
 	if (!p)
 		return;
-	WARN_ON_ONCE(!kgo_runqempty(p));
+	WARN_ON_ONCE(!kgo_runqempty_all(p));
 	kgo_g_drain_free(p);
 	kgo_stack_drain(p);
 	kfree(p);

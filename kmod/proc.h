@@ -16,6 +16,7 @@ struct kgo_sched;
 #define KGO_GFREE_MAX		64	/* free Gs a P keeps before spilling half */
 #define KGO_STACK_CACHE_MAX	64	/* stacks a P keeps for reuse */
 #define KGO_GOID_BATCH		16	/* ids a P takes from sched.goidgen at once */
+#define KGO_FRESH_SIZE		64	/* a power of two: the fresh stack (runq.c) */
 
 enum kgo_pstatus {
 	KGO_P_IDLE,	/* on sched.pidle, no M */
@@ -49,6 +50,9 @@ struct kgo_pstats {
 	u64 preempts;		/* Gs preempted at a kgo call after their slice */
 	u64 handoffs;		/* taken from an M blocked in the kernel */
 	u64 hog_reliefs;	/* taken from an M whose G ran two slices (hog.c) */
+	u64 fresh_kept;		/* Gs kicked from runnext to the fresh stack */
+	u64 fresh_published;	/* ... moved from it to the ring for an idle P */
+	u64 fresh_aged;		/* ... taken oldest first, having waited a slice */
 	/* Gs by time runnable before running: [2^i, 2^(i+1)) ns. */
 	u64 latency[32];
 } ____cacheline_aligned_in_smp;
@@ -132,6 +136,20 @@ struct kgo_p {
 	u64 mon_markrun;		/* its M's CPU time then */
 	u32 mon_wakeseq;
 	bool mon_wakepaid;
+	u32 mon_freshhead;
+	u64 mon_freshwhen;
+
+	/*
+	 * The fresh stack (runq.c): Gs that never ran, kicked out of runnext
+	 * while no P was idle. Slots [freshhead, freshtail); the owner takes
+	 * the newest, and the oldest when the monitor sets fresh_aged. O,
+	 * but others read the indices racily to see whether the P has work.
+	 */
+	u32 freshhead;			/* O */
+	u32 freshtail;			/* O */
+	bool fresh_aged;		/* the monitor sets it, the owner clears it */
+	struct kgo_g *fresh[KGO_FRESH_SIZE]; /* O */
+	u32 freshticket[KGO_FRESH_SIZE];	/* O: runqtail when each was pushed */
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
 	unsigned int nstacks;		/* S (read racily by kgo_stacks_cached) */

@@ -16,6 +16,44 @@
  *
  * Indices are free-running u32s; the ring size is a power of two, so
  * "tail - head" is the length even across wrap-around.
+ *
+ * The fresh stack: newest first, for Gs that never ran
+ *
+ * Go sends a G kicked out of runnext to the ring's tail. For a spawn
+ * tree that order is breadth first: a node spawns two children, the
+ * second takes runnext and the first waits at the tail; when a leaf
+ * ends, the ring's head is the first child of the shallowest node that
+ * has one waiting, the largest subtree left. Every node started holds
+ * a kernel stack (16 KiB, where Go's start at 2 KiB) until its subtree
+ * is done, and a model of one P has 48,000 of them live at once for a
+ * tree of 2^20 nodes: 780 MB. Depth first, the same tree holds a stack
+ * per level.
+ *
+ * So a G that has never run (it holds no stack) and is kicked out of
+ * runnext while no P is idle and no M spins goes on a small stack of
+ * the P's own instead of the ring, and the P runs the newest of those
+ * first: depth first, as Cilk's and Rayon's workers run their own
+ * spawns. The newest fresh G and the ring take turns in the order they
+ * were queued: the G at the ring's head runs first if it was queued
+ * before the fresh one was pushed (its ticket, the ring's tail then).
+ * So a G readied by a wake-up never waits behind a subtree spawned
+ * after it, nor a fresh G behind one that keeps yielding.
+ *
+ * The fresh stack is the owner's alone: no atomics, no lock. Thieves
+ * cannot see it, which is why it is used only while no P could steal:
+ * each schedule that finds a P idle moves the older half to the ring
+ * and wakes a thief (kgo_fresh_publish()), and before a P goes idle its
+ * owner has emptied it. Whoever takes a P from its M (a handoff, a hog's
+ * relief, a P going offline) takes the stack with it, as it takes the
+ * ring; so "does this P have work" (kgo_runqempty_all()) counts it,
+ * while "is there anything to steal" (kgo_runqempty()) does not.
+ *
+ * Newest first can starve the oldest while newer ones keep coming. The
+ * monitor bounds that: a fresh G that has been the oldest for ten
+ * slices is taken next (p->fresh_aged), ahead of the ring.
+ * A full stack sends its older half to the ring. Without preempt
+ * notifiers a P stays with an M that sleeps in the kernel, and only
+ * thieves can help it, so there the stack is not used.
  */
 
 #include <linux/atomic.h>
@@ -36,6 +74,8 @@
 static_assert((KGO_RUNQ_SIZE & (KGO_RUNQ_SIZE - 1)) == 0);
 
 #define RUNQ_SLOT(i)	((i) & (KGO_RUNQ_SIZE - 1))
+#define FRESH_SLOT(i)	((i) & (KGO_FRESH_SIZE - 1))
+static_assert((KGO_FRESH_SIZE & (KGO_FRESH_SIZE - 1)) == 0);
 
 /*
  * The owner moves half of its full ring, plus @g, to the global queue.
@@ -71,29 +111,11 @@ static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
 	return true;
 }
 
-/**
- * kgo_runqput() - queue @g on @p
- * @p: the caller's P
- * @g: a RUNNABLE G
- * @next: put @g in runnext, kicking the G there to the tail
- *
- * Context: only the owner of @p. A full ring sends half of itself to the
- * global queue.
- */
-void kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
+/* Puts @g at the ring's tail. Context: only the owner of @p. */
+static void kgo_runqput_ring(struct kgo_p *p, struct kgo_g *g)
 {
 	u32 h, t;
 
-	if (next) {
-		struct kgo_g *old = READ_ONCE(p->runnext);
-
-		/* Full barrier: @g's fields are visible before it is. */
-		while (!try_cmpxchg(&p->runnext, &old, g))
-			;
-		if (!old)
-			return;
-		g = old;	/* the old runnext goes to the tail */
-	}
 	for (;;) {
 		/* Acquire: pairs with the consumers' release in their CAS. */
 		h = smp_load_acquire(&p->runqhead);
@@ -107,6 +129,88 @@ void kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
 		if (kgo_runqputslow(p, g, h, t))
 			return;
 	}
+}
+
+/* Moves the @n oldest fresh Gs to the ring, oldest first. Owner only. */
+static void kgo_fresh_spill(struct kgo_p *p, u32 n)
+{
+	while (n--) {
+		struct kgo_g *g = p->fresh[FRESH_SLOT(p->freshhead)];
+
+		WRITE_ONCE(p->freshhead, p->freshhead + 1);
+		kgo_runqput_ring(p, g);
+	}
+}
+
+/*
+ * Whether @g, just kicked out of runnext, goes on the fresh stack: it
+ * never ran, and no P is idle or spinning that could steal it.
+ */
+static bool kgo_fresh_keeps(struct kgo_p *p, struct kgo_g *g)
+{
+	struct kgo_sched *sched = p->sched;
+
+	return IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS) && !g->stack &&
+	       !atomic_read(&sched->npidle) && !atomic_read(&sched->nmspinning);
+}
+
+static void kgo_fresh_push(struct kgo_p *p, struct kgo_g *g)
+{
+	if (p->freshtail - p->freshhead == KGO_FRESH_SIZE)
+		kgo_fresh_spill(p, KGO_FRESH_SIZE / 2);
+	p->fresh[FRESH_SLOT(p->freshtail)] = g;
+	p->freshticket[FRESH_SLOT(p->freshtail)] = p->runqtail;
+	WRITE_ONCE(p->freshtail, p->freshtail + 1);
+	kgo_pstat_inc(p, fresh_kept);
+}
+
+/**
+ * kgo_fresh_publish() - let thieves have the older half of the fresh stack
+ * @p: the caller's P
+ *
+ * For a P that found a P idle: the older half (the largest subtrees, in
+ * a spawn tree) goes to the ring's tail, where thieves look. The caller
+ * then wakes one (kgo_wakep()). Context: only the owner of @p.
+ */
+void kgo_fresh_publish(struct kgo_p *p)
+{
+	u32 n = kgo_fresh_len(p) / 2;
+
+	kgo_fresh_spill(p, n);
+	kgo_pstat_add(p, fresh_published, n);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_fresh_publish);
+
+/**
+ * kgo_runqput() - queue @g on @p
+ * @p: the caller's P
+ * @g: a RUNNABLE G
+ * @next: put @g in runnext, kicking the G there to the tail (or, if it
+ *	never ran and no P is idle, to the fresh stack)
+ *
+ * Context: only the owner of @p. A full ring sends half of itself to the
+ * global queue. Return: whether a G went where a thief may take it
+ * other than runnext: the ring, or the global queue.
+ */
+bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
+{
+	if (next) {
+		struct kgo_g *old = READ_ONCE(p->runnext);
+
+		/* Full barrier: @g's fields are visible before it is. */
+		while (!try_cmpxchg(&p->runnext, &old, g))
+			;
+		if (!old)
+			return false;
+		/* The kicked G is ours now: nobody else reads its stack. */
+		if (kgo_fresh_keeps(p, old)) {
+			kgo_fresh_push(p, old);
+			return false;
+		}
+		g = old;	/* the old runnext goes to the tail */
+	}
+	kgo_runqput_ring(p, g);
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
 
@@ -128,17 +232,36 @@ struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
 		return next;
 	}
 	*inherit = false;
+	if (unlikely(READ_ONCE(p->fresh_aged))) {
+		/* Set by the monitor: the oldest fresh G waited a slice. */
+		WRITE_ONCE(p->fresh_aged, false);
+		if (p->freshtail != p->freshhead) {
+			next = p->fresh[FRESH_SLOT(p->freshhead)];
+			WRITE_ONCE(p->freshhead, p->freshhead + 1);
+			kgo_pstat_inc(p, fresh_aged);
+			return next;
+		}
+	}
 	for (;;) {
 		/* Acquire: pairs with other consumers' release. */
 		h = smp_load_acquire(&p->runqhead);
 		t = p->runqtail;
 		if (t == h)
-			return NULL;
+			break;
+		/* Every G in the ring came after the newest fresh one? */
+		if (p->freshtail != p->freshhead &&
+		    (s32)(h - p->freshticket[FRESH_SLOT(p->freshtail - 1)]) >= 0)
+			break;
 		next = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
 		/* Release: commits the consume, pairs with runqput's acquire. */
 		if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
 			return next;
 	}
+	/* The newest fresh G. */
+	if (p->freshtail == p->freshhead)
+		return NULL;
+	WRITE_ONCE(p->freshtail, p->freshtail - 1);
+	return p->fresh[FRESH_SLOT(p->freshtail)];
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqget);
 
@@ -280,12 +403,28 @@ u32 kgo_runq_ringlen(const struct kgo_p *p)
 
 	return n > KGO_RUNQ_SIZE ? 0 : n;
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_runq_ringlen);
 
-/* Racy length, for statistics: ring plus runnext. */
+/* Racy length, for statistics: ring, runnext and the fresh stack. */
 u32 kgo_runqlen(struct kgo_p *p)
 {
-	return kgo_runq_ringlen(p) + !!READ_ONCE(p->runnext);
+	return kgo_runq_ringlen(p) + !!READ_ONCE(p->runnext) + kgo_fresh_len(p);
 }
+
+/**
+ * kgo_runqempty_all() - whether @p has no G queued at all
+ * @p: any P
+ *
+ * kgo_runqempty() and the fresh stack: for whoever decides whether the
+ * P needs an M, as opposed to whether there is anything to steal.
+ * Context: any; the fresh stack is read racily, which is exact while
+ * its owner runs no kgo code (blocked in the kernel, or running a hog).
+ */
+bool kgo_runqempty_all(struct kgo_p *p)
+{
+	return !kgo_fresh_len(p) && kgo_runqempty(p);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqempty_all);
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
 
 /* The global queue. Context: sched->lock held. */

@@ -32,7 +32,11 @@
  *
  *   1. every 61st new time slice, one G from the global queue, so that
  *      two Gs readying each other through runnext cannot starve it;
- *   2. runnext, then the local ring;
+ *   2. runnext, then the local ring and the newest G of the fresh
+ *      stack, whichever was queued first. Gs that never ran, kicked out
+ *      of runnext while every P was busy, wait on that stack and run
+ *      depth first (runq.c). If a P is idle, the older half of the
+ *      stack first goes to the ring, for thieves;
  *   3. the global queue (a fair share: size/gomaxprocs + 1);
  *   4. if spinning is allowed, 4 passes over all other busy Ps in a
  *      random order, stealing half of a victim's ring; runnext only on
@@ -201,7 +205,7 @@ static u64 kgo_m_rand(struct kgo_m *m)
 void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
 {
 	lockdep_assert_held(&sched->lock);
-	WARN_ON_ONCE(!kgo_runqempty(p) || p->m);
+	WARN_ON_ONCE(!kgo_runqempty_all(p) || p->m);
 	WRITE_ONCE(p->status, KGO_P_IDLE);
 	p->idle_since = ktime_get_ns();
 	p->link = sched->pidle;
@@ -724,7 +728,7 @@ void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p)
 {
 	lockdep_assert_held(&sched->lock);
 	WARN_ON_ONCE(p->m || READ_ONCE(p->status) != KGO_P_RUNNING);
-	if (!kgo_runqempty(p) || sched->runqsize)
+	if (!kgo_runqempty_all(p) || sched->runqsize)
 		kgo_startm(p, false);
 	else
 		kgo_pidleput(sched, p);
@@ -946,7 +950,11 @@ top:
 		}
 	}
 
-	/* 2. Local. */
+	/* 2. Local; a P is idle: let it steal Gs of the fresh stack (runq.c). */
+	if (unlikely(kgo_fresh_len(p) > 1) && atomic_read(&sched->npidle)) {
+		kgo_fresh_publish(p);
+		kgo_wakep();
+	}
 	g = kgo_runqget(p, inherit);
 	if (g) {
 		if (*inherit)

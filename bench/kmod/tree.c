@@ -6,14 +6,16 @@
  * then on one.
  *
  * A waiting node is a parked goroutine and holds its stack (THREAD_SIZE,
- * 16 KiB), where Go's would hold a few KiB. kgo runs the tree mostly
- * depth first (the last child spawned is runnext), but the first
- * children queue up FIFO, and every one of those that starts holds its
- * stack until its own subtree is done: a model of one P peaks near
- * 6,000 live stacks at depth 16 (100 MB) and 74,000 at depth 20
- * (1.2 GB). Hence depth 14 by default (32767 goroutines, about a second
- * or two under emulation), for the 1 GiB test VM; scale adds levels
- * (depth 14 + log2(scale)), tree_depth sets them.
+ * 16 KiB), where Go's would hold a few KiB. In Go's run queue order a
+ * P starts the first children it queued oldest first, the largest
+ * subtrees, and a model of one P holds 48,000 stacks at once at depth
+ * 19. kgo runs goroutines that never ran newest first (the fresh stack,
+ * kmod/runq.c): about a stack per level, and a subtree more for each
+ * oldest-first take that the monitor orders against starvation. Depth
+ * 19 (1,048,575 goroutines, scale 32) runs in the 1 GiB test VM. Depth
+ * 14 by default (32767 goroutines, about a second under emulation)
+ * keeps make bench short; scale adds levels (depth 14 + log2(scale)),
+ * tree_depth sets them.
  *
  * "tree_steals" comes from outside: kgo exports no statistics to
  * modules, so make bench's VM job sums the steal counters of kgo's

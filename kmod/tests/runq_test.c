@@ -81,6 +81,15 @@ static struct kgo_g *runq_tokens(struct kunit *test, unsigned int n)
 	return f->g;
 }
 
+/* Marks tokens as Gs that ran before: they hold a "stack". */
+static char runq_stack_token;
+
+static void runq_ran_before(struct kgo_g *g, unsigned int n)
+{
+	while (n--)
+		g[n].stack = &runq_stack_token;
+}
+
 static void kgo_runq_fifo_test(struct kunit *test)
 {
 	struct runq_fixture *f = test->priv;
@@ -117,6 +126,112 @@ static void kgo_runq_runnext_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, inherit);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(f->p[0], &inherit), &g[1]);
 	KUNIT_EXPECT_NULL(test, kgo_runqget(f->p[0], &inherit));
+}
+
+/*
+ * A G kicked out of runnext that never ran goes to the fresh stack, one
+ * that ran before to the ring. The newest fresh G and the ring's head
+ * run in the order they were queued; within the stack, newest first.
+ * Thieves see none of the fresh stack.
+ */
+static void kgo_runq_fresh_test(struct kunit *test)
+{
+	struct runq_fixture *f = test->priv;
+	struct kgo_g *g = runq_tokens(test, 12);
+	struct kgo_p *p = f->p[0];
+	static const int order[] = { 4, 3, 2, 1, 0, 5 };
+	bool inherit;
+	int i;
+
+	runq_ran_before(&g[5], 1);
+	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[0], true));
+	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[1], true));	/* g0: fresh */
+	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[2], true));	/* g1: fresh */
+	KUNIT_EXPECT_TRUE(test, kgo_runqput(p, &g[3], false));	/* the ring */
+	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[5], true));	/* g2: fresh, after g3 */
+	KUNIT_EXPECT_TRUE(test, kgo_runqput(p, &g[4], true));	/* g5 ran: ring */
+	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 3u);
+	KUNIT_EXPECT_EQ(test, kgo_runqlen(p), 6u);
+	for (i = 0; i < ARRAY_SIZE(order); i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, kgo_runqget(p, &inherit), &g[order[i]],
+					"take %d", i);
+		KUNIT_EXPECT_EQ(test, inherit, i == 0);
+	}
+	KUNIT_EXPECT_NULL(test, kgo_runqget(p, &inherit));
+	KUNIT_EXPECT_TRUE(test, kgo_runqempty_all(p));
+	KUNIT_EXPECT_EQ(test, p->stats.fresh_kept, 3ull);
+
+	/* Only a fresh G left: nothing to steal, but work. */
+	kgo_runqput(p, &g[6], true);
+	kgo_runqput(p, &g[7], true);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[7]);
+	KUNIT_EXPECT_TRUE(test, kgo_runqempty(p));
+	KUNIT_EXPECT_FALSE(test, kgo_runqempty_all(p));
+	KUNIT_EXPECT_NULL(test, kgo_runqsteal(f->p[1], p, true));
+	/* A G that yields goes behind it, not ahead (the yield ping-pong). */
+	kgo_runqput(p, &g[7], false);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[6]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[7]);
+
+	/* With a P idle, a kicked fresh G goes where that P can steal it. */
+	atomic_set(&f->sched.npidle, 1);
+	kgo_runqput(p, &g[8], true);
+	KUNIT_EXPECT_TRUE(test, kgo_runqput(p, &g[9], true));
+	atomic_set(&f->sched.npidle, 0);
+	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 0u);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqsteal(f->p[1], p, false), &g[8]);
+}
+
+/*
+ * A full fresh stack sends its older half to the ring; publishing sends
+ * the older half for thieves, who take the oldest; the monitor's mark
+ * has the oldest run next, ahead of the ring.
+ */
+static void kgo_runq_fresh_spill_test(struct kunit *test)
+{
+	struct runq_fixture *f = test->priv;
+	struct kgo_g *g = runq_tokens(test, 100);
+	struct kgo_p *p = f->p[0];
+	bool inherit;
+	int i;
+
+	/* 66 spawns: 65 kicks, the 65th into a full stack. */
+	for (i = 0; i < 66; i++)
+		kgo_runqput(p, &g[i], true);
+	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 33u);
+	KUNIT_EXPECT_EQ(test, kgo_runq_ringlen(p), 32u);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[65]);
+	for (i = 0; i < 32; i++)
+		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
+	for (i = 64; i >= 32; i--)
+		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
+	KUNIT_EXPECT_NULL(test, kgo_runqget(p, &inherit));
+
+	/* Ten fresh Gs, published: the five oldest to the ring. */
+	for (i = 66; i < 77; i++)
+		kgo_runqput(p, &g[i], true);
+	kgo_fresh_publish(p);
+	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 5u);
+	KUNIT_EXPECT_EQ(test, kgo_runq_ringlen(p), 5u);
+	KUNIT_EXPECT_EQ(test, p->stats.fresh_published, 5ull);
+	/* A thief takes three: g66..g68, and runs the last. */
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqsteal(f->p[1], p, false), &g[68]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(f->p[1], &inherit), &g[66]);
+
+	/*
+	 * The monitor's mark: the oldest fresh one next. Then the newest,
+	 * pushed before the ring's two were published to it.
+	 */
+	WRITE_ONCE(p->fresh_aged, true);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[76]);	/* runnext */
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[71]);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(p->fresh_aged));
+	KUNIT_EXPECT_EQ(test, p->stats.fresh_aged, 1ull);
+	for (i = 75; i >= 72; i--)
+		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[69]);	/* the ring */
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[70]);
+	KUNIT_EXPECT_NULL(test, kgo_runqget(p, &inherit));
 }
 
 /* A full ring sends its older half plus the new G to the global queue. */
@@ -242,6 +357,8 @@ static void kgo_runq_never_spuriously_empty_test(struct kunit *test)
 	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
+	/* Gs that ran before: a kicked one goes to the ring, as in Go. */
+	runq_ran_before(g, 2);
 	c->p = f->p[0];
 	init_completion(&c->done);
 	t = kthread_run(runq_empty_observer, c, "kgo-runq-observer");
@@ -358,6 +475,8 @@ static void kgo_runq_stress_test(struct kunit *test)
 static struct kunit_case kgo_runq_cases[] = {
 	KUNIT_CASE(kgo_runq_fifo_test),
 	KUNIT_CASE(kgo_runq_runnext_test),
+	KUNIT_CASE(kgo_runq_fresh_test),
+	KUNIT_CASE(kgo_runq_fresh_spill_test),
 	KUNIT_CASE(kgo_runq_overflow_test),
 	KUNIT_CASE(kgo_runq_steal_half_test),
 	KUNIT_CASE(kgo_runq_runnext_steal_test),

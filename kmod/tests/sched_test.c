@@ -801,6 +801,89 @@ static void kgo_sched_gcache_test(struct kunit *test)
 	kunit_info(test, "a batch of %u dead Gs for one lock\n", batch);
 }
 
+/* --- A spawn tree on one P: a stack per level, not per subtree ------ */
+
+/*
+ * Every node but the leaves spawns two children and waits for them, as
+ * bench/kmod/tree.c does. In Go's order (the ring alone), kgo had
+ * 1,046 nodes of this tree started at once on one P; with the fresh
+ * stack (runq.c) it starts a depth's worth, plus as many more for each
+ * oldest-first take the monitor ordered (p->fresh_aged), each of which
+ * opens a subtree.
+ */
+#define TREE_DEPTH	12
+
+struct tree_ctx {
+	atomic_t live;		/* nodes started and not done */
+	atomic_t peak;
+	atomic_t errors;
+};
+
+struct tree_arg {
+	unsigned int depth;
+	struct kgo_waitgroup *parent;
+	struct tree_ctx *c;
+};
+
+static void tree_node(void *arg)
+{
+	struct tree_arg *a = arg, kids[2];
+	struct tree_ctx *c = a->c;
+	int live = atomic_inc_return(&c->live), peak = atomic_read(&c->peak);
+	struct kgo_waitgroup wg;
+	int i;
+
+	while (live > peak && !atomic_try_cmpxchg(&c->peak, &peak, live))
+		;
+	if (a->depth) {
+		kgo_wg_init(&wg);
+		kgo_wg_add(&wg, 2);
+		for (i = 0; i < 2; i++) {
+			kids[i] = (struct tree_arg){ a->depth - 1, &wg, c };
+			if (kgo_go(tree_node, &kids[i], GFP_KERNEL) < 0) {
+				atomic_inc(&c->errors);
+				kgo_wg_done(&wg);
+			}
+		}
+		kgo_wg_wait(&wg);
+	}
+	atomic_dec(&c->live);
+	kgo_wg_done(a->parent);	/* last: *a is on the parent's stack */
+}
+
+static void tree_root(void *arg)
+{
+	struct kgo_waitgroup wg;
+	struct tree_arg root = { TREE_DEPTH, &wg, arg };
+
+	kgo_wg_init(&wg);
+	kgo_wg_add(&wg, 1);
+	tree_node(&root);
+	kgo_wg_wait(&wg);
+}
+
+static void kgo_sched_tree_depth_first_test(struct kunit *test)
+{
+	struct tree_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 aged = PSTAT(fresh_aged), kept = PSTAT(fresh_kept);
+	int prev, ret, bound;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	prev = kgo_gomaxprocs(1);
+	ret = kgo_test_run_in_g(tree_root, c, LONG_MS);
+	kgo_gomaxprocs(prev);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	aged = PSTAT(fresh_aged) - aged;
+	kept = PSTAT(fresh_kept) - kept;
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->live), 0);
+	bound = (TREE_DEPTH + 1) * (1 + aged);
+	kunit_info(test, "%d nodes started at most at once (bound %d); %llu fresh, %llu aged\n",
+		   atomic_read(&c->peak), bound, kept, aged);
+	KUNIT_EXPECT_LE(test, atomic_read(&c->peak), bound);
+	KUNIT_EXPECT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
+}
+
 /* --- Idle means idle ------------------------------------------------ */
 
 static void kgo_sched_quiesce_test(struct kunit *test)
@@ -849,6 +932,7 @@ static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_stack_pool_test),
 	KUNIT_CASE(kgo_sched_gfree_bound_test),
 	KUNIT_CASE(kgo_sched_gcache_test),
+	KUNIT_CASE(kgo_sched_tree_depth_first_test),
 	KUNIT_CASE(kgo_sched_quiesce_test),
 	{}
 };

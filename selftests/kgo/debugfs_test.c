@@ -36,7 +36,7 @@ static const char *const pstat_names[] = {
 	"gcreated", "gstarted", "gfinished", "schedticks", "runnext_hits",
 	"globrunq_takes", "steal_attempts", "steals", "stolen", "parks",
 	"readies", "yields", "mparks", "mwakes", "spinning", "preempts",
-	"handoffs",
+	"handoffs", "hog_reliefs", "fresh_kept", "fresh_published", "fresh_aged",
 };
 
 static bool is_debugfs(const char *path)
@@ -85,7 +85,7 @@ struct sched_line {
 #define SCHED_FMT	"gomaxprocs=%d idleprocs=%d threads=%u spinningthreads=%d " \
 			"idlethreads=%u runqueue=%u goroutines=%lld%n"
 #define PROC_FMT	"P%d: cpu=%d status=%15[a-z] m=%lld schedtick=%u runqsize=%u " \
-			"runnext=%llu gfreecnt=%u%n"
+			"runnext=%llu fresh=%u gfreecnt=%u%n"
 #define PSTAT_FMT	" %31[a-z_]=%llu%n"
 #define M_FMT		"M%llu: cpu=%d p=%d curg=%llu spinning=%d state=%c%n"
 #define G_FMT		"G%llu: status=%15[a-z] waitreason=\"%31[^\"]\" for_ns=%llu m=%lld%n"
@@ -159,19 +159,20 @@ TEST_F(debugfs, sched_and_procs)
 	ASSERT_NE(NULL, f) TH_LOG(KGO_DIR "/procs: %s", strerror(errno));
 	while (next_line(f, line, sizeof(line))) {
 		unsigned long long runnext, val;
-		unsigned int schedtick, runqsize, gfreecnt;
+		unsigned int schedtick, runqsize, fresh, gfreecnt;
 		int id, cpu, end = -1, off, n;
 		unsigned int seen;
 		long long m;
 		char key[32];
 
 		n = sscanf(line, PROC_FMT, &id, &cpu, status, &m, &schedtick,
-			   &runqsize, &runnext, &gfreecnt, &end);
-		ASSERT_EQ(8, n) TH_LOG("procs: '%s'", line);
+			   &runqsize, &runnext, &fresh, &gfreecnt, &end);
+		ASSERT_EQ(9, n) TH_LOG("procs: '%s'", line);
 		ASSERT_LT(0, end) TH_LOG("procs: '%s'", line);
 		EXPECT_EQ(nlines, id) TH_LOG("procs: '%s'", line);
 		EXPECT_LE(0, cpu);
 		EXPECT_GE(256, runqsize) TH_LOG("procs: '%s'", line);
+		EXPECT_GE(64, fresh) TH_LOG("procs: '%s'", line);
 		EXPECT_LE(-1, m);
 		if (!strcmp(status, "idle") || !strcmp(status, "running") ||
 		    !strcmp(status, "syscall")) {
