@@ -216,15 +216,15 @@ int kgo_ready(struct kgo_g *g);
 
 /**
  * struct kgo_waitgroup - wait for a set of goroutines (Go's sync.WaitGroup)
- * @lock: protects the fields below; irq-safe
- * @count: outstanding kgo_wg_done()s
+ * @lock: protects @waiters, and the waiters flag of @state; irq-safe
+ * @state: outstanding kgo_wg_done()s, and whether anyone may be waiting
  * @waiters: goroutines and threads in kgo_wg_wait()
  *
  * Initialise with kgo_wg_init(). Fields are private.
  */
 struct kgo_waitgroup {
 	spinlock_t lock;
-	long count;
+	atomic_long_t state;
 	struct list_head waiters;
 };
 

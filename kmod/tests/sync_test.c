@@ -244,11 +244,75 @@ static void kgo_time_fairness_test(struct kunit *test)
 	kgo_chan_destroy(f->done);
 }
 
+/*
+ * The WaitGroup's lock-free adds against its waiters (waitgroup.c):
+ * rounds of two goroutines, each done once, with a thread and then a
+ * goroutine waiting; a wait never returns before both are done, and
+ * never misses them. The goroutines run on both Ps while the waiter
+ * sets its flag, which is the race the flag's protocol settles.
+ */
+#define WGR_ROUNDS	2000
+
+struct wgr_ctx {
+	struct kgo_waitgroup wg;
+	atomic_t work;
+	int early;		/* waits that returned before both were done */
+	int errors;
+};
+
+static void wgr_worker(void *arg)
+{
+	struct wgr_ctx *x = arg;
+
+	atomic_inc(&x->work);
+	kgo_wg_done(&x->wg);
+}
+
+static void wgr_rounds(void *arg)
+{
+	struct wgr_ctx *x = arg;
+	int i, k;
+
+	for (i = 0; i < WGR_ROUNDS; i++) {
+		kgo_wg_add(&x->wg, 2);
+		for (k = 0; k < 2; k++) {
+			if (kgo_go(wgr_worker, x, GFP_KERNEL) < 0) {
+				x->errors++;
+				kgo_wg_done(&x->wg);
+				atomic_inc(&x->work);
+			}
+		}
+		/* A lost wake-up times out instead of hanging the run. */
+		if (kgo_wg_wait_timeout(&x->wg, 5000 * MS)) {
+			x->errors++;
+			break;
+		}
+		if (atomic_read(&x->work) != 2 * (i + 1))
+			x->early++;
+		atomic_set(&x->work, 2 * (i + 1));
+	}
+}
+
+static void kgo_sync_wg_race_test(struct kunit *test)
+{
+	struct wgr_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_wg_init(&x->wg);
+	wgr_rounds(x);				/* from a thread */
+	atomic_set(&x->work, 0);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(wgr_rounds, x, 60000));
+	KUNIT_EXPECT_EQ(test, x->errors, 0);
+	KUNIT_EXPECT_EQ(test, x->early, 0);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT), 0);
+}
+
 static struct kunit_case kgo_sync_cases[] = {
 	KUNIT_CASE(kgo_sync_mutex_test),
 	KUNIT_CASE(kgo_sync_mutex_timeout_test),
 	KUNIT_CASE(kgo_sync_once_test),
 	KUNIT_CASE(kgo_sync_wg_timeout_test),
+	KUNIT_CASE(kgo_sync_wg_race_test),
 	KUNIT_CASE(kgo_time_fairness_test),
 	{}
 };
