@@ -40,12 +40,13 @@ static inline void kgo_g_stamp_runnable(struct kgo_g *g)
 }
 
 /*
- * @g stopped running (the M's side of any switch back): stamps it, and
- * decides whether its next slice is tracked. Context: @g's M.
+ * @g stopped running (the M's side of any switch back): decides whether
+ * its next slice is tracked. Its since is stamped by what it does next:
+ * kgo_g_stamp_runnable() for a yield or preemption, the park itself.
+ * Context: @g's M.
  */
 static inline void kgo_g_stamp_stopped(struct kgo_g *g)
 {
-	g->since = jiffies;
 	g->tracking = !(++g->trackseq % KGO_TRACKING_PERIOD);
 }
 

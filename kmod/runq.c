@@ -112,7 +112,7 @@ static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
 }
 
 /* Puts @g at the ring's tail. Context: only the owner of @p. */
-static void kgo_runqput_ring(struct kgo_p *p, struct kgo_g *g)
+static __always_inline void kgo_runqput_ring(struct kgo_p *p, struct kgo_g *g)
 {
 	u32 h, t;
 
@@ -214,6 +214,46 @@ bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
 
+/*
+ * __kgo_runqget() with Gs on the fresh stack: the oldest if the monitor
+ * marked it (a mark may outlive the G it was for: then one other oldest
+ * G runs early), else the ring's head if it was queued before the
+ * newest fresh G was pushed, else that G. With @publish, the caller's
+ * schedule, it first lets an idle P have the older half of the stack.
+ */
+struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool publish)
+{
+	struct kgo_g *g;
+	u32 ticket, h, t;
+
+	/* A P is idle: let it steal the older half first. */
+	if (publish && kgo_fresh_len(p) > 1 && atomic_read(&p->sched->npidle)) {
+		kgo_fresh_publish(p);
+		kgo_wakep();
+	}
+	ticket = p->freshticket[FRESH_SLOT(p->freshtail - 1)];
+	if (unlikely(READ_ONCE(p->fresh_aged))) {
+		WRITE_ONCE(p->fresh_aged, false);
+		g = p->fresh[FRESH_SLOT(p->freshhead)];
+		WRITE_ONCE(p->freshhead, p->freshhead + 1);
+		kgo_pstat_inc(p, fresh_aged);
+		return g;
+	}
+	for (;;) {
+		/* Acquire: pairs with other consumers' release. */
+		h = smp_load_acquire(&p->runqhead);
+		t = p->runqtail;
+		if (t == h || (s32)(h - ticket) >= 0)
+			break;
+		g = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
+		/* Release: commits the consume, pairs with runqput's acquire. */
+		if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
+			return g;
+	}
+	WRITE_ONCE(p->freshtail, p->freshtail - 1);
+	return p->fresh[FRESH_SLOT(p->freshtail)];
+}
+
 /**
  * kgo_runqget() - take the next G of @p
  * @p: the caller's P
@@ -223,47 +263,10 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
  */
 struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
 {
-	struct kgo_g *next = READ_ONCE(p->runnext);
-	u32 h, t;
-
-	/* Only we set runnext; thieves may empty it, hence the cmpxchg. */
-	if (next && try_cmpxchg(&p->runnext, &next, NULL)) {
-		*inherit = true;
-		return next;
-	}
-	*inherit = false;
-	if (unlikely(READ_ONCE(p->fresh_aged))) {
-		/* Set by the monitor: the oldest fresh G waited a slice. */
-		WRITE_ONCE(p->fresh_aged, false);
-		if (p->freshtail != p->freshhead) {
-			next = p->fresh[FRESH_SLOT(p->freshhead)];
-			WRITE_ONCE(p->freshhead, p->freshhead + 1);
-			kgo_pstat_inc(p, fresh_aged);
-			return next;
-		}
-	}
-	for (;;) {
-		/* Acquire: pairs with other consumers' release. */
-		h = smp_load_acquire(&p->runqhead);
-		t = p->runqtail;
-		if (t == h)
-			break;
-		/* Every G in the ring came after the newest fresh one? */
-		if (p->freshtail != p->freshhead &&
-		    (s32)(h - p->freshticket[FRESH_SLOT(p->freshtail - 1)]) >= 0)
-			break;
-		next = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
-		/* Release: commits the consume, pairs with runqput's acquire. */
-		if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
-			return next;
-	}
-	/* The newest fresh G. */
-	if (p->freshtail == p->freshhead)
-		return NULL;
-	WRITE_ONCE(p->freshtail, p->freshtail - 1);
-	return p->fresh[FRESH_SLOT(p->freshtail)];
+	return __kgo_runqget(p, inherit, false);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqget);
+
 
 /*
  * A thief copies half of @p2's ring into @batch starting at slot

@@ -951,11 +951,7 @@ top:
 	}
 
 	/* 2. Local; a P is idle: let it steal Gs of the fresh stack (runq.c). */
-	if (unlikely(kgo_fresh_len(p) > 1) && atomic_read(&sched->npidle)) {
-		kgo_fresh_publish(p);
-		kgo_wakep();
-	}
-	g = kgo_runqget(p, inherit);
+	g = kgo_runqget_sched(p, inherit);
 	if (g) {
 		if (*inherit)
 			kgo_pstat_inc(p, runnext_hits);
@@ -1218,6 +1214,7 @@ resume:
 		 * waitreason. A park that unlockf declines is traced too.
 		 */
 		trace_kgo_g_park(g->goid, p ? p->id : -1, g->waitreason);
+		g->since = jiffies;
 		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_WAITING);
 		parked = !g->unlockf || g->unlockf(g, g->unlock_arg);
 	}
@@ -1229,7 +1226,7 @@ resume:
 			goto global;
 		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
 		kgo_g_stamp_runnable(g);
-		kgo_runqput(p, g, false);
+		kgo_runqput_tail(p, g);
 		kgo_pstat_inc(p, yields);
 		kgo_wakep();
 		break;
@@ -1292,6 +1289,18 @@ global:
 	}
 }
 
+/*
+ * cond_resched() between two Gs, for a kthread that may run Gs back to
+ * back. With preemptible RCU it only reschedules, so a test of the flag
+ * first saves its call on every switch; else it also reports an RCU
+ * quiescent state each time, and is called each time.
+ */
+static __always_inline void kgo_m_cond_resched(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RCU) || need_resched())
+		cond_resched();
+}
+
 /**
  * kgo_schedule() - the M's loop (Go's schedule)
  * @m: the calling M, which starts with a P handed to it
@@ -1320,7 +1329,7 @@ void kgo_schedule(struct kgo_m *m)
 		 * any: let the kernel run its other tasks (a kthread must,
 		 * where preemption is voluntary; else the watchdog fires).
 		 */
-		cond_resched();
+		kgo_m_cond_resched();
 		/* Its G blocked, its P was handed off, and the G came back. */
 		if (!m->p && !kgo_m_stop_pless(m))
 			break;
