@@ -274,8 +274,8 @@ bool kgo_g_readied(struct kgo_g *g)
  * marked instead, and another M is called over only if the caller goes
  * on running (the design essay's rule 5 in sched.c). A G that was in
  * runnext before is kicked to the ring, where it waits behind us: that
- * one gets its wake-up now (none if it went to the fresh stack instead,
- * which it does only when no P is idle or spinning: runq.c).
+ * one gets its wake-up now (none if it went to the fresh stack instead
+ * and stayed there, as it does while no P is idle or spinning: runq.c).
  */
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 {

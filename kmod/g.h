@@ -101,8 +101,7 @@ struct kgo_g {
 	u64 runnable_ns;		/* O: when it became RUNNABLE, if timed, else 0 */
 	u8 waitreason;			/* O: enum kgo_waitreason, while WAITING */
 	bool preempt;			/* O: ran past its slice, see monitor.c */
-	bool tracking;			/* O: its next slice's latency is sampled */
-	u8 trackseq;			/* O: slices since, see gtime.h */
+	u8 trackseq;			/* O: its slices; one in 8 is sampled (gtime.h) */
 	struct mem_cgroup *memcg;	/* I: pays for its stack and children; a reference (memcg.h) */
 	struct kgo_feed *feed;		/* O: its source's, until its first run (feed.c) */
 

@@ -27,9 +27,15 @@
 
 #define KGO_TRACKING_PERIOD	8
 
+/* Whether @g's current slice is one of the sampled ones. */
+static inline bool kgo_g_tracked(const struct kgo_g *g)
+{
+	return !(g->trackseq % KGO_TRACKING_PERIOD);
+}
+
 static inline bool kgo_g_timed(const struct kgo_g *g)
 {
-	return unlikely(g->tracking || trace_kgo_g_start_enabled());
+	return unlikely(kgo_g_tracked(g) || trace_kgo_g_start_enabled());
 }
 
 /* @g becomes RUNNABLE. Context: @g's owner. */
@@ -40,21 +46,22 @@ static inline void kgo_g_stamp_runnable(struct kgo_g *g)
 }
 
 /*
- * @g stopped running (the M's side of any switch back): decides whether
- * its next slice is tracked. Its since is stamped by what it does next:
+ * @g stopped running (the M's side of any switch back): counts the
+ * slice, which decides whether the next one is tracked (one store, where
+ * keeping a flag beside the count took five instructions a switch).
+ * Its since is stamped by what it does next:
  * kgo_g_stamp_runnable() for a yield or preemption, the park itself.
  * Context: @g's M.
  */
 static inline void kgo_g_stamp_stopped(struct kgo_g *g)
 {
-	g->tracking = !(++g->trackseq % KGO_TRACKING_PERIOD);
+	g->trackseq++;
 }
 
 /* A new G: one in KGO_TRACKING_PERIOD has its first slice tracked. */
 static inline void kgo_g_stamp_new(struct kgo_g *g)
 {
 	g->trackseq = (u8)g->goid;
-	g->tracking = !(g->trackseq % KGO_TRACKING_PERIOD);
 	kgo_g_stamp_runnable(g);
 }
 

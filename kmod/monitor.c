@@ -226,9 +226,10 @@ static bool kgo_monitor_wakep_due(struct kgo_p *p)
 }
 
 /*
- * The fresh stack's bound on waiting (runq.c): its oldest G, the same
- * one for KGO_FRESH_AGE_SLICES slices, is taken next, ahead of newer
- * ones and of the ring. Each such take in a spawn tree starts another
+ * The fresh stack's bound on waiting (runq.c): while it holds Gs, if
+ * neither its oldest G nor the ring's head changed for
+ * KGO_FRESH_AGE_SLICES slices, the ring's head (or if none, that oldest
+ * G) is taken next. Each such take in a spawn tree starts another
  * subtree while the current one is open, and so adds up to a stack per
  * level to the tree's peak: one per slice would hold more stacks than
  * Go's order after a second. Ten slices bound the wait at 100 ms by
@@ -239,7 +240,7 @@ static bool kgo_monitor_wakep_due(struct kgo_p *p)
 static bool kgo_monitor_fresh_age(struct kgo_p *p, u64 now)
 {
 	u64 slice = (u64)kgo_slice_ms() * NSEC_PER_MSEC * KGO_FRESH_AGE_SLICES;
-	u32 head = READ_ONCE(p->freshhead);
+	u32 head = READ_ONCE(p->freshhead) ^ READ_ONCE(p->runqhead);
 
 	if (head != p->mon_freshhead || !kgo_fresh_len(p)) {
 		p->mon_freshhead = head;

@@ -136,12 +136,12 @@ struct kgo_p {
 	u64 mon_markrun;		/* its M's CPU time then */
 	u32 mon_wakeseq;
 	bool mon_wakepaid;
-	u32 mon_freshhead;
+	u32 mon_freshhead;		/* freshhead ^ runqhead, as last seen */
 	u64 mon_freshwhen;
 
 	/*
-	 * The fresh stack (runq.c): Gs that never ran, kicked out of runnext
-	 * while no P was idle. Slots [freshhead, freshtail); the owner takes
+	 * The fresh stack (runq.c): Gs that never ran, kicked out of runnext.
+	 * Slots [freshhead, freshtail); the owner takes
 	 * the newest, and the oldest when the monitor sets fresh_aged. O,
 	 * but others read the indices racily to see whether the P has work.
 	 */

@@ -30,27 +30,35 @@
  * per level.
  *
  * So a G that has never run (it holds no stack) and is kicked out of
- * runnext while no P is idle and no M spins goes on a small stack of
- * the P's own instead of the ring, and the P runs the newest of those
- * first: depth first, as Cilk's and Rayon's workers run their own
- * spawns. The newest fresh G and the ring take turns in the order they
- * were queued: the G at the ring's head runs first if it was queued
- * before the fresh one was pushed (its ticket, the ring's tail then).
- * So a G readied by a wake-up never waits behind a subtree spawned
- * after it, nor a fresh G behind one that keeps yielding.
+ * runnext goes on a small stack of the P's own instead of the ring, and
+ * the P runs the newest of those first: depth first, as Cilk's and
+ * Rayon's workers run their own spawns. A G in the ring that ran before
+ * (a yield, a wake-up kicked out of runnext) and the newest fresh G take
+ * turns in the order they were queued: the ring's head runs first if it
+ * was queued before the fresh one was pushed (its ticket, the ring's
+ * tail then). So a G readied by a wake-up never waits behind a subtree
+ * spawned after it, nor a fresh G behind one that keeps yielding. A G
+ * in the ring that never ran (published, spilled or stolen from a fresh
+ * stack) waits until the fresh stack is empty: a thief runs what it
+ * stole depth first too, one subtree at a time.
  *
  * The fresh stack is the owner's alone: no atomics, no lock. Thieves
- * cannot see it, which is why it is used only while no P could steal:
- * each schedule that finds a P idle moves the older half to the ring
- * and wakes a thief (kgo_fresh_publish()), and before a P goes idle its
- * owner has emptied it. Whoever takes a P from its M (a handoff, a hog's
- * relief, a P going offline) takes the stack with it, as it takes the
- * ring; so "does this P have work" (kgo_runqempty_all()) counts it,
+ * cannot see it. So while a P is idle or an M spins, each push, and each
+ * schedule, moves the older half (rounded up) to the ring, where they
+ * look (kgo_fresh_publish()): they get the oldest Gs, the largest
+ * subtrees, as Cilk's thieves do, and a lone kicked G goes to the ring
+ * at once, as in Go. Before a P goes idle its owner has emptied it.
+ * A first version sent every kicked G to the ring while anyone spun;
+ * a spawn tree on two Ps then spread breadth first again, and at
+ * 2^20 nodes failed its spawns at the memory budget. Whoever takes a P
+ * from its M (a handoff, a hog's relief, a P going offline) takes the
+ * stack with it, as it takes the ring; so "does this P have work" (kgo_runqempty_all()) counts it,
  * while "is there anything to steal" (kgo_runqempty()) does not.
  *
- * Newest first can starve the oldest while newer ones keep coming. The
- * monitor bounds that: a fresh G that has been the oldest for ten
- * slices is taken next (p->fresh_aged), ahead of the ring.
+ * Newest first can starve the oldest while newer ones keep coming, and
+ * the ring's Gs that never ran with them. The monitor bounds that: if
+ * neither the ring's head nor the oldest fresh G moved for ten slices,
+ * the ring's head runs next, or else that oldest one (p->fresh_aged).
  * A full stack sends its older half to the ring. Without preempt
  * notifiers a P stays with an M that sleeps in the kernel, and only
  * thieves can help it, so there the stack is not used.
@@ -142,16 +150,16 @@ static void kgo_fresh_spill(struct kgo_p *p, u32 n)
 	}
 }
 
-/*
- * Whether @g, just kicked out of runnext, goes on the fresh stack: it
- * never ran, and no P is idle or spinning that could steal it.
- */
-static bool kgo_fresh_keeps(struct kgo_p *p, struct kgo_g *g)
+/* Whether @g, just kicked out of runnext, goes on the fresh stack. */
+static bool kgo_fresh_keeps(struct kgo_g *g)
 {
-	struct kgo_sched *sched = p->sched;
+	return IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS) && !g->stack;
+}
 
-	return IS_ENABLED(CONFIG_PREEMPT_NOTIFIERS) && !g->stack &&
-	       !atomic_read(&sched->npidle) && !atomic_read(&sched->nmspinning);
+/* Whether a P is idle or an M spins: someone who could steal. */
+static bool kgo_fresh_wanted(struct kgo_sched *sched)
+{
+	return atomic_read(&sched->npidle) || atomic_read(&sched->nmspinning);
 }
 
 static void kgo_fresh_push(struct kgo_p *p, struct kgo_g *g)
@@ -168,13 +176,14 @@ static void kgo_fresh_push(struct kgo_p *p, struct kgo_g *g)
  * kgo_fresh_publish() - let thieves have the older half of the fresh stack
  * @p: the caller's P
  *
- * For a P that found a P idle: the older half (the largest subtrees, in
- * a spawn tree) goes to the ring's tail, where thieves look. The caller
- * then wakes one (kgo_wakep()). Context: only the owner of @p.
+ * For a P that found a P idle or an M spinning: the older half, rounded
+ * up (the largest subtrees, in a spawn tree), goes to the ring's tail,
+ * where thieves look. The caller then wakes one (kgo_wakep()).
+ * Context: only the owner of @p.
  */
 void kgo_fresh_publish(struct kgo_p *p)
 {
-	u32 n = kgo_fresh_len(p) / 2;
+	u32 n = (kgo_fresh_len(p) + 1) / 2;
 
 	kgo_fresh_spill(p, n);
 	kgo_pstat_add(p, fresh_published, n);
@@ -186,7 +195,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_fresh_publish);
  * @p: the caller's P
  * @g: a RUNNABLE G
  * @next: put @g in runnext, kicking the G there to the tail (or, if it
- *	never ran and no P is idle, to the fresh stack)
+ *	never ran, to the fresh stack)
  *
  * Context: only the owner of @p. A full ring sends half of itself to the
  * global queue. Return: whether a G went where a thief may take it
@@ -203,9 +212,12 @@ bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
 		if (!old)
 			return false;
 		/* The kicked G is ours now: nobody else reads its stack. */
-		if (kgo_fresh_keeps(p, old)) {
+		if (kgo_fresh_keeps(old)) {
 			kgo_fresh_push(p, old);
-			return false;
+			if (!kgo_fresh_wanted(p->sched))
+				return false;
+			kgo_fresh_publish(p);
+			return true;
 		}
 		g = old;	/* the old runnext goes to the tail */
 	}
@@ -215,41 +227,63 @@ bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
 
 /*
- * __kgo_runqget() with Gs on the fresh stack: the oldest if the monitor
- * marked it (a mark may outlive the G it was for: then one other oldest
- * G runs early), else the ring's head if it was queued before the
- * newest fresh G was pushed, else that G. With @publish, the caller's
- * schedule, it first lets an idle P have the older half of the stack.
+ * __kgo_runqget() with Gs on the fresh stack: if the monitor saw
+ * neither the ring's head nor the stack's oldest move for ten slices,
+ * the ring's head, or if none, the oldest fresh G (a mark may outlive
+ * what it was for: then one other G runs early); else the ring's head if it ran before and was queued
+ * before the newest fresh G was pushed, else that G. With @publish, the
+ * caller's schedule, it first lets an idle P or a spinning M have the
+ * older half of the stack.
  */
 struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool publish)
 {
 	struct kgo_g *g;
-	u32 ticket, h, t;
+	u32 h, t;
 
-	/* A P is idle: let it steal the older half first. */
-	if (publish && kgo_fresh_len(p) > 1 && atomic_read(&p->sched->npidle)) {
+	/* A P is idle or an M spins: let it steal the older half first. */
+	if (publish && kgo_fresh_wanted(p->sched)) {
 		kgo_fresh_publish(p);
 		kgo_wakep();
 	}
-	ticket = p->freshticket[FRESH_SLOT(p->freshtail - 1)];
-	if (unlikely(READ_ONCE(p->fresh_aged))) {
+	if (unlikely(READ_ONCE(p->fresh_aged)) && p->freshtail != p->freshhead) {
 		WRITE_ONCE(p->fresh_aged, false);
+		kgo_pstat_inc(p, fresh_aged);
+		/* The ring's head first: it may be what has waited. */
+		for (;;) {
+			h = smp_load_acquire(&p->runqhead);
+			if (p->runqtail == h)
+				break;
+			g = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
+			if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
+				return g;
+		}
 		g = p->fresh[FRESH_SLOT(p->freshhead)];
 		WRITE_ONCE(p->freshhead, p->freshhead + 1);
-		kgo_pstat_inc(p, fresh_aged);
 		return g;
 	}
 	for (;;) {
 		/* Acquire: pairs with other consumers' release. */
 		h = smp_load_acquire(&p->runqhead);
 		t = p->runqtail;
-		if (t == h || (s32)(h - ticket) >= 0)
+		if (t == h)
 			break;
 		g = READ_ONCE(p->runq[RUNQ_SLOT(h)]);
+		/*
+		 * A G that never ran (published or stolen from a fresh stack)
+		 * waits behind ours: depth first here too. One that ran goes
+		 * first if it came before the newest fresh G. A thief may
+		 * take and start it meanwhile: then the cmpxchg fails.
+		 */
+		if (p->freshtail != p->freshhead &&
+		    (!READ_ONCE(g->stack) ||
+		     (s32)(h - p->freshticket[FRESH_SLOT(p->freshtail - 1)]) >= 0))
+			break;
 		/* Release: commits the consume, pairs with runqput's acquire. */
 		if (cmpxchg_release(&p->runqhead, h, h + 1) == h)
 			return g;
 	}
+	if (p->freshtail == p->freshhead)
+		return NULL;
 	WRITE_ONCE(p->freshtail, p->freshtail - 1);
 	return p->fresh[FRESH_SLOT(p->freshtail)];
 }

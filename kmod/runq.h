@@ -90,8 +90,8 @@ static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inheri
  * @p: the caller's P
  * @inherit: as for kgo_runqget()
  *
- * If a P is idle, the older half of the fresh stack goes to the ring
- * first, and a thief is woken for it (kgo_fresh_publish()).
+ * If a P is idle or an M spins, the older half of the fresh stack goes
+ * to the ring first, and a thief is woken for it (kgo_fresh_publish()).
  * Context: only the owner of @p, no lock held.
  */
 static __always_inline struct kgo_g *kgo_runqget_sched(struct kgo_p *p, bool *inherit)

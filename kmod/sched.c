@@ -34,9 +34,9 @@
  *      two Gs readying each other through runnext cannot starve it;
  *   2. runnext, then the local ring and the newest G of the fresh
  *      stack, whichever was queued first. Gs that never ran, kicked out
- *      of runnext while every P was busy, wait on that stack and run
- *      depth first (runq.c). If a P is idle, the older half of the
- *      stack first goes to the ring, for thieves;
+ *      of runnext, wait on that stack and run depth first (runq.c).
+ *      If a P is idle or an M spins, the older half of the stack first
+ *      goes to the ring, for thieves;
  *   3. the global queue (a fair share: size/gomaxprocs + 1);
  *   4. if spinning is allowed, 4 passes over all other busy Ps in a
  *      random order, stealing half of a victim's ring; runnext only on
@@ -1115,7 +1115,8 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 	if (kgo_budget_stack(p)) {
 		struct mem_cgroup *old = set_active_memcg(g->memcg);
 
-		g->stack = kgo_stack_get(p, kgo_memcg_is_root(g->memcg));
+		/* Marked: runq.c reads it racily, to tell Gs that never ran. */
+		WRITE_ONCE(g->stack, kgo_stack_get(p, kgo_memcg_is_root(g->memcg)));
 		set_active_memcg(old);
 		if (likely(g->stack))
 			return true;
@@ -1159,7 +1160,7 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 		u64 now = ktime_get_mono_fast_ns();
 		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
 
-		if (g->tracking)
+		if (kgo_g_tracked(g))
 			kgo_stats_record_latency(p, lat);
 		trace_kgo_g_start(g->goid, p->id, lat);
 	} else {
@@ -1274,7 +1275,7 @@ global:
 		trace_kgo_g_end(g->goid, p->id);
 		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_DEAD);
 		kgo_stack_put(p, g->stack);
-		g->stack = NULL;
+		WRITE_ONCE(g->stack, NULL);
 		mem_cgroup_put(g->memcg);
 		g->memcg = NULL;
 		kgo_g_free(p, g);

@@ -117,6 +117,8 @@ static void kgo_runq_runnext_test(struct kunit *test)
 	struct kgo_g *g = runq_tokens(test, 3);
 	bool inherit;
 
+	/* Gs that ran before: Go's order (the fresh stack: below). */
+	runq_ran_before(g, 3);
 	kgo_runqput(f->p[0], &g[0], false);
 	kgo_runqput(f->p[0], &g[1], true);
 	kgo_runqput(f->p[0], &g[2], true);	/* g1 goes to the tail */
@@ -137,12 +139,13 @@ static void kgo_runq_runnext_test(struct kunit *test)
 static void kgo_runq_fresh_test(struct kunit *test)
 {
 	struct runq_fixture *f = test->priv;
-	struct kgo_g *g = runq_tokens(test, 12);
+	struct kgo_g *g = runq_tokens(test, 16);
 	struct kgo_p *p = f->p[0];
 	static const int order[] = { 4, 3, 2, 1, 0, 5 };
 	bool inherit;
 	int i;
 
+	runq_ran_before(&g[3], 1);
 	runq_ran_before(&g[5], 1);
 	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[0], true));
 	KUNIT_EXPECT_FALSE(test, kgo_runqput(p, &g[1], true));	/* g0: fresh */
@@ -169,6 +172,7 @@ static void kgo_runq_fresh_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, kgo_runqempty_all(p));
 	KUNIT_EXPECT_NULL(test, kgo_runqsteal(f->p[1], p, true));
 	/* A G that yields goes behind it, not ahead (the yield ping-pong). */
+	runq_ran_before(&g[7], 1);
 	kgo_runqput(p, &g[7], false);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[6]);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[7]);
@@ -180,6 +184,25 @@ static void kgo_runq_fresh_test(struct kunit *test)
 	atomic_set(&f->sched.npidle, 0);
 	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 0u);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqsteal(f->p[1], p, false), &g[8]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[9]);
+
+	/*
+	 * With an M spinning and three fresh Gs, a fourth kick sends the
+	 * two oldest to the ring, for it; the owner keeps the newest.
+	 */
+	for (i = 10; i < 14; i++)
+		kgo_runqput(p, &g[i], true);
+	atomic_set(&f->sched.nmspinning, 1);
+	KUNIT_EXPECT_TRUE(test, kgo_runqput(p, &g[14], true));
+	atomic_set(&f->sched.nmspinning, 0);
+	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 2u);
+	KUNIT_EXPECT_EQ(test, kgo_runq_ringlen(p), 2u);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[14]);	/* runnext */
+	/* The ring's two never ran: they wait behind the fresh stack. */
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[13]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[12]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqsteal(f->p[1], p, false), &g[10]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[11]);
 }
 
 /*
@@ -201,9 +224,10 @@ static void kgo_runq_fresh_spill_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_fresh_len(p), 33u);
 	KUNIT_EXPECT_EQ(test, kgo_runq_ringlen(p), 32u);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[65]);
-	for (i = 0; i < 32; i++)
-		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
+	/* The spilled ones never ran: they wait behind the stack. */
 	for (i = 64; i >= 32; i--)
+		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
+	for (i = 0; i < 32; i++)
 		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
 	KUNIT_EXPECT_NULL(test, kgo_runqget(p, &inherit));
 
@@ -219,19 +243,26 @@ static void kgo_runq_fresh_spill_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(f->p[1], &inherit), &g[66]);
 
 	/*
-	 * The monitor's mark: the oldest fresh one next. Then the newest,
-	 * pushed before the ring's two were published to it.
+	 * The monitor's mark: the ring's head next, which never ran and
+	 * would wait behind the stack. Then the stack, newest first, and
+	 * the oldest by the mark once the ring is empty.
 	 */
 	WRITE_ONCE(p->fresh_aged, true);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[76]);	/* runnext */
-	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[71]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[69]);
 	KUNIT_EXPECT_FALSE(test, READ_ONCE(p->fresh_aged));
 	KUNIT_EXPECT_EQ(test, p->stats.fresh_aged, 1ull);
-	for (i = 75; i >= 72; i--)
-		KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[i]);
-	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[69]);	/* the ring */
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[75]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[74]);
+	WRITE_ONCE(p->fresh_aged, true);
 	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[70]);
+	/* Marked with the ring empty: the oldest fresh G. */
+	WRITE_ONCE(p->fresh_aged, true);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[71]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[73]);
+	KUNIT_EXPECT_PTR_EQ(test, kgo_runqget(p, &inherit), &g[72]);
 	KUNIT_EXPECT_NULL(test, kgo_runqget(p, &inherit));
+	KUNIT_EXPECT_EQ(test, p->stats.fresh_aged, 3ull);
 }
 
 /* A full ring sends its older half plus the new G to the global queue. */
