@@ -295,7 +295,12 @@ static void kgo_block_one_spare_test(struct kunit *test)
 		kunit_skip(test, "P%d's CPU had %u Ms, %u parked, %u on their way",
 			   p->id, before, parked, transit);
 	KUNIT_EXPECT_EQ(test, after, before + 1);
-	KUNIT_EXPECT_EQ(test, parked, 1u);
+	/*
+	 * The spare parked. The yielder's M may have too: each yield wakes
+	 * a spinning M for the idle P, which may steal the yielder, and
+	 * then this CPU's Ms both park (seen once in make check).
+	 */
+	KUNIT_EXPECT_GE(test, parked, 1u);
 	pr_info("Ms of P%d's CPU: %u, then %u after two spare requests\n",
 		p->id, before, after);
 }
