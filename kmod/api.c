@@ -31,9 +31,15 @@
  */
 static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
 {
+	struct kgo_g *prev;
+
 	lockdep_assert_irqs_disabled();
 	current->stack = m->own_stack;
-	kgo_switch(&g->sp, &m->g0_sp);
+	/* The M learns which G switched back: see kgo_yield_direct(). */
+	prev = kgo_switch(&g->sp, &m->g0_sp, g);
+	/* Resumed by a G's direct yield: its switch out is ours to finish. */
+	if (prev)
+		kgo_yield_finish(prev);
 	/*
 	 * A G always resumes with interrupts on: it parked with them on, or
 	 * it parked holding an irq-disabling lock that unlockf released.
@@ -124,8 +130,13 @@ void kgo_yield(void)
 		return;
 	}
 	kgo_switch_check(m, "yield");
+	local_irq_disable();
+	if (kgo_yield_direct(m, m->curg)) {
+		local_irq_enable();
+		return;
+	}
 	m->req = KGO_REQ_YIELD;
-	kgo_switch_to_m(m, m->curg);
+	kgo_switch_to_m_irqsoff(m, m->curg);
 }
 EXPORT_SYMBOL_GPL(kgo_yield);
 

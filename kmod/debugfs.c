@@ -79,6 +79,7 @@ static const struct {
 	KGO_PSTAT(parks),
 	KGO_PSTAT(readies),
 	KGO_PSTAT(yields),
+	KGO_PSTAT(yields_direct),
 	KGO_PSTAT(mparks),
 	KGO_PSTAT(mwakes),
 	KGO_PSTAT(spinning),

@@ -44,6 +44,7 @@ struct kgo_pstats {
 	u64 parks;		/* Gs that parked here */
 	u64 readies;		/* Gs readied by a G on this P */
 	u64 yields;		/* kgo_yield() calls */
+	u64 yields_direct;	/* ... that switched straight to the next G */
 	u64 mparks;		/* an M gave this P up and slept */
 	u64 mwakes;		/* an M was woken to run this P */
 	u64 spinning;		/* an M became spinning on this P */

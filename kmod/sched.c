@@ -15,6 +15,8 @@
  * stack is the scheduler stack (Go's g0): kgo_schedule() loops there,
  * finds a G (kgo_findrunnable) and switches to it (kgo_execute); the G
  * switches back when it yields, parks or exits, and the M acts on that.
+ * A yield to a local G that ran before switches straight to it instead
+ * (kgo_yield_direct, below kgo_schedule).
  *
  * Approaches not taken
  *
@@ -1130,6 +1132,26 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 /* --- Running Gs ---------------------------------------------------- */
 
 /*
+ * A G about to run on @p: its wait for the P, if sampled, and the time
+ * it starts its new status. Both switches to a G take it (kgo_execute(),
+ * kgo_yield_direct()).
+ */
+static __always_inline void kgo_g_start_stats(struct kgo_p *p, struct kgo_g *g)
+{
+	if (unlikely(g->runnable_ns)) {
+		u64 now = ktime_get_mono_fast_ns();
+		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
+
+		if (kgo_g_tracked(g))
+			kgo_stats_record_latency(p, lat);
+		trace_kgo_g_start(g->goid, p->id, lat);
+	} else {
+		trace_kgo_g_start(g->goid, p->id, 0);
+	}
+	g->since = jiffies;
+}
+
+/*
  * Runs @g on @m until it switches back, then does what it asked. This is
  * Go's execute + gogo, and the g0 halves of gosched_m, park_m, goexit0.
  */
@@ -1156,17 +1178,7 @@ static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 			g->feed = NULL;
 		}
 	}
-	if (unlikely(g->runnable_ns)) {
-		u64 now = ktime_get_mono_fast_ns();
-		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
-
-		if (kgo_g_tracked(g))
-			kgo_stats_record_latency(p, lat);
-		trace_kgo_g_start(g->goid, p->id, lat);
-	} else {
-		trace_kgo_g_start(g->goid, p->id, 0);
-	}
-	g->since = jiffies;
+	kgo_g_start_stats(p, g);
 resume:
 	/*
 	 * g->m first: the status store (a release) publishes it, so a
@@ -1185,8 +1197,12 @@ resume:
 	m->curg = g;
 	kgo_m_ran_here(m);
 	current->stack = g->stack;
-	kgo_switch(&m->g0_sp, &g->sp);
-	/* Back on our stack: the G set current->stack before switching. */
+	/*
+	 * Back on our stack: the G set current->stack before switching. It
+	 * may be another than @g, which yielded straight to it (the direct
+	 * yield): kgo_switch() names the G that switched back.
+	 */
+	g = kgo_switch(&m->g0_sp, &g->sp, NULL);
 	m->curg = NULL;
 	kgo_g_stamp_stopped(g);
 	/*
@@ -1342,6 +1358,124 @@ void kgo_schedule(struct kgo_m *m)
 		kgo_execute(m, g, inherit);
 	}
 	WARN_ON_ONCE(m->p || m->spinning);
+}
+
+/*
+ * The direct yield
+ *
+ * A yield through the M is two stack switches and a pass of the M's
+ * loop: G -> M, queue the G, cond_resched, look at every queue in
+ * order, M -> next G. When the next G is local and has run before, the
+ * M's loop would only pick it: kgo_yield_direct() switches straight to
+ * it, as Linux's __schedule() goes from prev to next with no stop in
+ * between.
+ *
+ * What the M did for the yielder after the switch back must still
+ * happen after the switch: the yielder may not be queued while we stand
+ * on its stack, or a thief could run it there on another CPU. So the G
+ * we switch to does it, on its own stack, as finish_task_switch() does
+ * for prev: kgo_switch() returns the G that switched to whoever
+ * resumes, and every place a G resumes (here, and
+ * kgo_switch_to_m_irqsoff() in api.c) calls kgo_yield_finish() if it
+ * is not NULL. The M's own switches to a G pass NULL; a G's switch to
+ * its M passes the G, and kgo_execute() goes on with the G it is
+ * given: the M switched to one G and may be switched back to by
+ * another. Interrupts stay off from the first check to the finish, so
+ * the M can neither be preempted (a hog relief, hog.c) nor lose its P
+ * in between, and curg moves from one G to the other with no M code in
+ * G context.
+ *
+ * Whatever the M's loop would do differently goes the long way: no P,
+ * the P or the module stopping, a reschedule due (the loop's
+ * cond_resched; and without preemptible RCU, whose quiescent state that
+ * call reports, every yield), the 1-in-61 look at the global queue, a
+ * fresh stack to order against the ring (runq.c), an empty queue, or a
+ * next G that never ran, which the M must give a stack.
+ *
+ * Parks take the M's path. The same switch for them (the next G running
+ * the parker's unlockf) was measured: a channel round trip went from
+ * 1449 to 1446 instructions, since the loop's pass it saves costs about
+ * what the finish adds.
+ */
+
+/*
+ * The yielder @prev's switch out, done by the G that resumed in its
+ * place, on the same M: what kgo_execute() does for KGO_REQ_YIELD.
+ * Context: a G, interrupts off, on the M and P @prev ran on.
+ */
+void kgo_yield_finish(struct kgo_g *prev)
+{
+	struct kgo_m *m = prev->m;
+	struct kgo_p *p = m->p;
+
+	lockdep_assert_irqs_disabled();
+	WARN_ON_ONCE(m->curg == prev || !p);
+	kgo_g_stamp_stopped(prev);
+	/* Rule 5: a deferred wake-up is void; kgo_wakep() below pays it. */
+	if (p->wakep_due)
+		WRITE_ONCE(p->wakep_due, false);
+	kgo_g_set_status(prev, KGO_G_RUNNING, KGO_G_RUNNABLE);
+	kgo_g_stamp_runnable(prev);
+	kgo_runqput_tail(p, prev);
+	kgo_pstat_inc(p, yields);
+	kgo_pstat_inc(p, yields_direct);
+	kgo_wakep();
+}
+
+/**
+ * kgo_yield_direct() - yield by switching straight to the next local G
+ * @m: the caller's M (kgo_g_m())
+ * @g: the caller, @m's curg
+ *
+ * Return: false, having done nothing, if the yield must go through the
+ * M; else true, once the G runs again (on @m or another M).
+ * Context: a G, interrupts off.
+ */
+bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *p = m->p;
+	struct kgo_g *next, *prev;
+	bool inherit;
+
+	lockdep_assert_irqs_disabled();
+	if (!IS_ENABLED(CONFIG_PREEMPT_RCU) || unlikely(!p) || need_resched() ||
+	    READ_ONCE(sched->stopping) || READ_ONCE(p->stopreq) ||
+	    p->freshtail != p->freshhead ||
+	    (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)))
+		return false;
+	next = __kgo_runqget(p, &inherit, false);
+	if (!next)
+		return false;
+	/* Ours now: no thief reaches it, so its fields may be read. */
+	if (unlikely(!next->stack)) {
+		/*
+		 * Never ran: the M gives it a stack. It goes back where it
+		 * was next in line, runnext, which the get left empty (only
+		 * the owner fills it). Release: as runqput's cmpxchg, for a
+		 * thief that takes it from there.
+		 */
+		smp_store_release(&p->runnext, next);
+		return false;
+	}
+	if (inherit) {
+		kgo_pstat_inc(p, runnext_hits);
+	} else {
+		p->schedtick++;
+		kgo_pstat_inc(p, schedticks);
+		WRITE_ONCE(next->preempt, false);
+	}
+	kgo_g_start_stats(p, next);
+	/* As kgo_execute(): g->m before the status that publishes it. */
+	WRITE_ONCE(next->m, m);
+	kgo_g_set_status(next, KGO_G_RUNNABLE, KGO_G_RUNNING);
+	m->curg = next;
+	current->stack = next->stack;
+	prev = kgo_switch(&g->sp, &next->sp, g);
+	/* Resumed, by an M or by a G's direct yield; @m may be stale. */
+	if (prev)
+		kgo_yield_finish(prev);
+	return true;
 }
 
 /* --- Making Gs runnable -------------------------------------------- */

@@ -165,6 +165,8 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 }
 
 struct kgo_m *kgo_preempt_now(struct kgo_m *m);
+bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g);
+void kgo_yield_finish(struct kgo_g *prev);
 
 /*
  * kgo_preempt_check() for a caller that has its M (or NULL outside a G).

@@ -20,11 +20,15 @@
 	.text
 
 /*
- * void kgo_switch(unsigned long *save_sp, unsigned long *load_sp)
+ * struct kgo_g *kgo_switch(unsigned long *save_sp, unsigned long *load_sp,
+ *			    struct kgo_g *prev)
  *
  * Called with interrupts disabled. Returns on the stack whose %rsp was
  * at *load_sp, to whoever called kgo_switch there (or to kgo_g_entry on
- * a new goroutine's stack, see kgo_stack_prepare()).
+ * a new goroutine's stack, see kgo_stack_prepare()), with @prev as its
+ * value: that side learns who switched to it, as __switch_to_asm's
+ * caller learns prev, and finishes what that G could not do on its own
+ * stack (kgo_yield_finish()).
  */
 SYM_FUNC_START(kgo_switch)
 	pushq	%rbp
@@ -43,6 +47,7 @@ SYM_FUNC_START(kgo_switch)
 	popq	%r12
 	popq	%rbx
 	popq	%rbp
+	movq	%rdx, %rax
 	RET
 SYM_FUNC_END(kgo_switch)
 

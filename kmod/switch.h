@@ -8,7 +8,8 @@
 
 struct kgo_g;
 
-void kgo_switch(unsigned long *save_sp, unsigned long *load_sp);
+struct kgo_g *kgo_switch(unsigned long *save_sp, unsigned long *load_sp,
+			 struct kgo_g *prev);
 void kgo_g_entry(void);
 void __noreturn kgo_g_main(struct kgo_g *g);
 

@@ -45,7 +45,7 @@ void __noreturn kgo_bench_g_main(void *arg)
 
 	for (;;) {
 		current->stack = c->main_stack;
-		kgo_bench_switch(&c->alt_sp, &c->main_sp);
+		kgo_bench_switch(&c->alt_sp, &c->main_sp, NULL);
 	}
 }
 
@@ -79,7 +79,7 @@ static u64 sw_batch(struct sw_ctx *c, unsigned int rounds)
 	t0 = ktime_get_ns();
 	for (i = 0; i < rounds; i++) {
 		current->stack = c->alt_stack;
-		kgo_bench_switch(&c->main_sp, &c->alt_sp);
+		kgo_bench_switch(&c->main_sp, &c->alt_sp, NULL);
 	}
 	t1 = ktime_get_ns();
 	local_irq_restore(flags);

@@ -118,6 +118,88 @@ static void kgo_sched_yield_progress_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->flag), 1);
 }
 
+/* --- The direct yield (sched.c) ------------------------------------ */
+
+#define RR_GS		3
+#define RR_ROUNDS	300
+
+struct rr_ctx;
+
+struct rr_arg {
+	struct rr_ctx *c;
+	u8 id;
+};
+
+/* Run on one P: the plain fields are touched by one G at a time. */
+struct rr_ctx {
+	struct kgo_waitgroup wg;
+	struct rr_arg args[RR_GS];
+	int started;
+	int pos;
+	u8 log[RR_GS * RR_ROUNDS];
+};
+
+static void rr_child(void *arg)
+{
+	struct rr_arg *a = arg;
+	struct rr_ctx *c = a->c;
+	int i;
+
+	c->started++;
+	while (c->started < RR_GS)
+		kgo_yield();
+	for (i = 0; i < RR_ROUNDS; i++) {
+		c->log[c->pos++] = a->id;
+		kgo_yield();
+	}
+	kgo_wg_done(&c->wg);
+}
+
+static void rr_parent(void *arg)
+{
+	struct rr_ctx *c = arg;
+	int i;
+
+	kgo_wg_add(&c->wg, RR_GS);
+	for (i = 0; i < RR_GS; i++) {
+		c->args[i] = (struct rr_arg){ c, i };
+		if (kgo_go(rr_child, &c->args[i], GFP_KERNEL) < 0)
+			kgo_wg_done(&c->wg);
+	}
+	kgo_wg_wait(&c->wg);
+}
+
+/*
+ * Three Gs that yield in turn on one P: every yield hands the P to the
+ * next of the other two in FIFO order, whether it went straight to it
+ * (kgo_yield_direct()) or through the M, and most went straight.
+ */
+static void kgo_sched_yield_direct_test(struct kunit *test)
+{
+	struct rr_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 direct = PSTAT(yields_direct), yields = PSTAT(yields);
+	int prev, ret, i, bad = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	kgo_wg_init(&c->wg);
+	prev = kgo_gomaxprocs(1);
+	ret = kgo_test_run_in_g(rr_parent, c, LONG_MS);
+	kgo_gomaxprocs(prev);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	direct = PSTAT(yields_direct) - direct;
+	yields = PSTAT(yields) - yields;
+	KUNIT_ASSERT_EQ(test, c->pos, RR_GS * RR_ROUNDS);
+	/* Round robin once all have started; the last round runs down. */
+	for (i = RR_GS; i < RR_GS * (RR_ROUNDS - 1); i++)
+		if (c->log[i] != c->log[i - RR_GS] || c->log[i] == c->log[i - 1])
+			bad++;
+	kunit_info(test, "yields %llu, direct %llu, out of turn %d\n",
+		   yields, direct, bad);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+	KUNIT_EXPECT_GE(test, yields, (u64)RR_GS * RR_ROUNDS);
+	KUNIT_EXPECT_GE(test, direct, yields / 2);
+}
+
 /* --- Go's TestGoroutineParallelism --------------------------------- */
 
 struct par_ctx {
@@ -919,6 +1001,7 @@ static void kgo_sched_quiesce_test(struct kunit *test)
 static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_many_test),
 	KUNIT_CASE(kgo_sched_yield_progress_test),
+	KUNIT_CASE(kgo_sched_yield_direct_test),
 	KUNIT_CASE(kgo_sched_parallelism_test),
 	KUNIT_CASE(kgo_sched_parallelism_after_park_test),
 	KUNIT_CASE(kgo_sched_steal_test),
