@@ -281,6 +281,45 @@ static void kgo_chan_fifo_test(struct kunit *test)
 	kgo_chan_destroy(x->c);
 }
 
+/* The middle of three receivers times out; its wait queue closes up. */
+static void fifo_receiver_middle_times_out(void *arg)
+{
+	struct fifo_arg *a = arg;
+	u64 timeout = a->i == 1 ? 50 * NSEC_PER_MSEC : KGO_FOREVER;
+	int ret;
+
+	WRITE_ONCE(a->x->g[a->i], kgo_self());
+	ret = kgo_chan_recv(a->x->c, &a->x->got[a->i], NULL, timeout);
+	if (ret)
+		a->x->got[a->i] = ret;
+	kgo_wg_done(&a->x->wg);
+}
+
+static void kgo_chan_fifo_timeout_test(struct kunit *test)
+{
+	struct fifo_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct fifo_arg a[3];
+	int i, v;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->c = mkchan(test, sizeof(int), 0);
+	kgo_wg_init(&x->wg);
+	fifo_start(test, x, a, fifo_receiver_middle_times_out);
+	/* Until the middle one has given up: it then runs, or is done. */
+	for (i = 0; i < 10000 && kgo_g_status(x->g[1]) == KGO_G_WAITING; i++)
+		usleep_range(100, 200);
+	KUNIT_ASSERT_LT(test, i, 10000);
+	for (i = 0; i < 2; i++) {
+		v = 100 + i;
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(x->c, &v, KGO_FOREVER), 0);
+	}
+	kgo_wg_wait(&x->wg);
+	KUNIT_EXPECT_EQ(test, x->got[0], 100);
+	KUNIT_EXPECT_EQ(test, x->got[1], -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, x->got[2], 101);
+	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(x->c), 0);
+}
+
 /* With two cases always ready, each is chosen half of the time. */
 static void kgo_chan_select_uniform_test(struct kunit *test)
 {
@@ -607,6 +646,7 @@ static struct kunit_case kgo_chan_cases[] = {
 	KUNIT_CASE(kgo_chan_close_test),
 	KUNIT_CASE(kgo_chan_close_wakes_test),
 	KUNIT_CASE(kgo_chan_fifo_test),
+	KUNIT_CASE(kgo_chan_fifo_timeout_test),
 	KUNIT_CASE(kgo_chan_plain_test),
 	KUNIT_CASE(kgo_chan_select_uniform_test),
 	KUNIT_CASE(kgo_chan_select_block_test),
