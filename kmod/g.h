@@ -10,9 +10,11 @@
 /*
  * Dead Gs the global list keeps for reuse; beyond, they go back to the
  * slab. Unbounded, a burst of a million goroutines would keep 128 MB of
- * structs until unload. Each P keeps up to KGO_GFREE_MAX (proc.h).
+ * structs until unload; this is 6 MiB of 192-byte slab objects, which a
+ * shrinker gives back under memory pressure (g.c). Each P keeps up to
+ * KGO_GFREE_MAX (proc.h).
  */
-#define KGO_GFREE_GLOBAL_MAX	4096
+#define KGO_GFREE_GLOBAL_MAX	32768
 
 struct kgo_feed;
 struct kgo_m;
@@ -233,5 +235,6 @@ void kgo_gcache_drain(struct kgo_gcache *c);
 struct kgo_g *kgo_g_alloc(gfp_t gfp);
 void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
 void kgo_g_drain_free(struct kgo_p *p);
+unsigned long kgo_gfree_shrink(unsigned long nr);
 
 #endif /* _KGO_G_H */

@@ -786,11 +786,6 @@ static void burst_body(void *arg)
 	kgo_wg_done(&b->done);
 }
 
-/*
- * More goroutines alive at once than every free list together may keep:
- * once they are gone, each P keeps at most KGO_GFREE_MAX dead Gs and the
- * global list KGO_GFREE_GLOBAL_MAX; the rest went back to the slab.
- */
 /* @n goroutines alive at once, then all gone. */
 static void run_burst(struct kunit *test, struct burst *b, int n)
 {
@@ -811,15 +806,45 @@ static void run_burst(struct kunit *test, struct burst *b, int n)
 	KUNIT_EXPECT_EQ(test, kgo_chan_destroy(b->gate), 0);
 }
 
+static void gcache_body(void *arg)
+{
+	kgo_wg_done(arg);
+}
+
+/*
+ * More dead Gs at once than every free list together may keep: each P
+ * keeps at most KGO_GFREE_MAX and the global list KGO_GFREE_GLOBAL_MAX,
+ * the rest went back to the slab, and the shrinker empties the global
+ * list. The Gs are made from outside any P and handed over as one batch,
+ * so all exist before any runs, and none holds a stack until it does.
+ */
 static void kgo_sched_gfree_bound_test(struct kunit *test)
 {
-	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
 	int n = KGO_GFREE_MAX * kgo_sched.nprocs + KGO_GFREE_GLOBAL_MAX + 1000;
 	unsigned int local = 0, global;
+	struct kgo_gcache gc = {};
+	struct kgo_gqueue q = {};
+	unsigned long freed;
+	struct kgo_g *g;
 	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, b);
-	run_burst(test, b, n);
+	KUNIT_ASSERT_NOT_NULL(test, wg);
+	kgo_wg_init(wg);
+	kgo_wg_add(wg, n);
+	for (i = 0; i < n; i++) {
+		g = kgo_newproc_gc(&gc, gcache_body, wg, GFP_KERNEL);
+		if (IS_ERR(g)) {
+			kgo_wg_add(wg, i - n);
+			break;
+		}
+		kgo_gqueue_push_back(&q, g);
+	}
+	kgo_injectglist(&q, i);
+	KUNIT_ASSERT_EQ(test, i, n);
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(wg, LONG_MS * NSEC_PER_MSEC), 0);
+	kgo_gcache_drain(&gc);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
 
 	for (i = 0; i < kgo_sched.nprocs; i++) {
 		unsigned int k = READ_ONCE(kgo_sched.allp[i]->ngfree);
@@ -831,14 +856,15 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 	global = kgo_sched.ngfree;
 	spin_unlock_irq(&kgo_sched.lock);
 	KUNIT_EXPECT_LE(test, global, (unsigned int)KGO_GFREE_GLOBAL_MAX);
-	kunit_info(test, "%d goroutines: %u dead Gs kept by the Ps, %u globally\n",
-		   n, local, global);
+	/* Filled up to the cap, less a spill that would have passed it. */
+	KUNIT_EXPECT_GT(test, global, (unsigned int)(KGO_GFREE_GLOBAL_MAX - KGO_GFREE_MAX));
+	freed = kgo_gfree_shrink(ULONG_MAX);
+	KUNIT_EXPECT_GE(test, freed, (unsigned long)global);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(kgo_sched.ngfree), 0U);
+	kunit_info(test, "%d goroutines: %u dead Gs kept by the Ps, %u globally, %lu shrunk\n",
+		   n, local, global, freed);
 }
 
-static void gcache_body(void *arg)
-{
-	kgo_wg_done(arg);
-}
 
 /*
  * A spawner outside any P takes a batch of dead Gs off the global list
