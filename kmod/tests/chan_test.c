@@ -255,15 +255,23 @@ static void fifo_start(struct kunit *test, struct fifo_ctx *x, struct fifo_arg *
 	}
 }
 
-static void kgo_chan_fifo_test(struct kunit *test)
+/* A context with an unbuffered channel of ints, for fifo_start(). */
+static struct fifo_ctx *fifo_new(struct kunit *test)
 {
 	struct fifo_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
-	struct fifo_arg a[3];
-	int i, v;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	x->c = mkchan(test, sizeof(int), 0);
 	kgo_wg_init(&x->wg);
+	return x;
+}
+
+static void kgo_chan_fifo_test(struct kunit *test)
+{
+	struct fifo_ctx *x = fifo_new(test);
+	struct fifo_arg a[3];
+	int i, v;
+
 	fifo_start(test, x, a, fifo_sender);
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->c, &v, NULL, KGO_FOREVER), 0);
@@ -297,13 +305,10 @@ static void fifo_receiver_middle_times_out(void *arg)
 
 static void kgo_chan_fifo_timeout_test(struct kunit *test)
 {
-	struct fifo_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct fifo_ctx *x = fifo_new(test);
 	struct fifo_arg a[3];
 	int i, v;
 
-	KUNIT_ASSERT_NOT_NULL(test, x);
-	x->c = mkchan(test, sizeof(int), 0);
-	kgo_wg_init(&x->wg);
 	fifo_start(test, x, a, fifo_receiver_middle_times_out);
 	/* Until the middle one has given up: it then runs, or is done. */
 	for (i = 0; i < 10000 && kgo_g_status(x->g[1]) == KGO_G_WAITING; i++)

@@ -57,6 +57,16 @@ int kgo_test_run_in_g(void (*fn)(void *arg), void *arg, unsigned int timeout_ms)
 	return 0;
 }
 
+/* kgo_test_run_in_g() with goroutines on one P only, for its duration. */
+int kgo_test_run_in_g_1p(void (*fn)(void *arg), void *arg, unsigned int timeout_ms)
+{
+	int prev = kgo_gomaxprocs(1);
+	int ret = kgo_test_run_in_g(fn, arg, timeout_ms);
+
+	kgo_gomaxprocs(prev);
+	return ret;
+}
+
 u64 kgo_test_pstat_sum(size_t off)
 {
 	u64 sum = 0;

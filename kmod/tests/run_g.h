@@ -3,6 +3,7 @@
 #define _KGO_TEST_RUN_G_H
 
 int kgo_test_run_in_g(void (*fn)(void *arg), void *arg, unsigned int timeout_ms);
+int kgo_test_run_in_g_1p(void (*fn)(void *arg), void *arg, unsigned int timeout_ms);
 int kgo_test_wait_quiet(unsigned int timeout_ms);
 
 struct kunit;

@@ -178,13 +178,11 @@ static void kgo_sched_yield_direct_test(struct kunit *test)
 {
 	struct rr_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u64 direct = PSTAT(yields_direct), yields = PSTAT(yields);
-	int prev, ret, i, bad = 0;
+	int ret, i, bad = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	kgo_wg_init(&c->wg);
-	prev = kgo_gomaxprocs(1);
-	ret = kgo_test_run_in_g(rr_parent, c, LONG_MS);
-	kgo_gomaxprocs(prev);
+	ret = kgo_test_run_in_g_1p(rr_parent, c, LONG_MS);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	direct = PSTAT(yields_direct) - direct;
 	yields = PSTAT(yields) - yields;
@@ -974,12 +972,10 @@ static void kgo_sched_tree_depth_first_test(struct kunit *test)
 {
 	struct tree_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u64 aged = PSTAT(fresh_aged), kept = PSTAT(fresh_kept);
-	int prev, ret, bound;
+	int ret, bound;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	prev = kgo_gomaxprocs(1);
-	ret = kgo_test_run_in_g(tree_root, c, LONG_MS);
-	kgo_gomaxprocs(prev);
+	ret = kgo_test_run_in_g_1p(tree_root, c, LONG_MS);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	aged = PSTAT(fresh_aged) - aged;
 	kept = PSTAT(fresh_kept) - kept;
