@@ -136,7 +136,13 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 		p->nmidle--;
 		m->nextp_relief = true;
 		kgo_m_wake(m, p, false);
-		kgo_newm_spare(p);	/* for the next relief or handoff */
+		/*
+		 * No new spare behind it: the hog's M parks at the hog's
+		 * next kgo call and is the spare then, and the next mark
+		 * asks for one if it has not (kgo_hog_prepare()). A spare
+		 * here made three Ms on the CPU of issue 17's relieved
+		 * accept loop, against a goal of two.
+		 */
 	} else if (p->mcount < kgo_max_ms) {
 		p->wantrelief = true;
 		queue_work(system_unbound_wq, &p->newm_work);
