@@ -20,11 +20,13 @@
  *             slice_ms, so that it yields at its next kgo call. If a
  *             second slice passes, the same slice still running, its M
  *             on the CPU for half of it at least, while Gs wait that no
- *             idle P can take, it wakes a spare M of the P's CPU (or has
- *             one created, within max_ms_per_cpu), its P handed over
- *             "for relief" (m->nextp_relief). An M the kernel switched
- *             out for other tasks is not hogging anything: another M
- *             on the same CPU would wait behind the same tasks.
+ *             idle P can take, it wakes a spare M of the P's CPU (or
+ *             leaves it to one on its way to park, or has one created,
+ *             within max_ms_per_cpu), its P handed over "for relief"
+ *             (m->nextp_relief; p->wantrelief for kgo_stopm()). An M
+ *             the kernel switched out for other tasks is not hogging
+ *             anything: another M on the same CPU would wait behind
+ *             the same tasks.
  *   takeover  That M runs only when the kernel has switched the hog's M
  *             out, on the same CPU. Under sched.lock it checks that the
  *             hog is still in the slice it was asked about, on its own
@@ -143,6 +145,14 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 		 * here made three Ms on the CPU of issue 17's relieved
 		 * accept loop, against a goal of two.
 		 */
+	} else if (p->mtransit) {
+		/*
+		 * An M of the CPU is on its way to park: the spare the mark
+		 * asked for, most often, still starting. It takes the
+		 * relief in kgo_stopm(), as a wanted P. A new M for it
+		 * would be a third on the CPU.
+		 */
+		p->wantrelief = true;
 	} else if (p->mcount < kgo_max_ms) {
 		p->wantrelief = true;
 		queue_work(system_unbound_wq, &p->newm_work);

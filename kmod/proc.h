@@ -90,7 +90,7 @@ struct kgo_p {
 	unsigned int mtransit;		/* L: ... between giving this P up and parking */
 	bool wantm;			/* L: waiting for an M, see kgo_startm() */
 	bool wantm_spinning;		/* L: ... which starts spinning */
-	bool wantrelief;		/* L: an M is being created for relief (hog.c) */
+	bool wantrelief;		/* L: relief asked of a new M, or of one parking (hog.c) */
 	bool relief_pending;		/* L: a relief M is on its way (hog.c) */
 	bool wantspare;			/* L: a spare M is to be created (kgo_newm_spare) */
 	u32 relief_tick;		/* L: ... for the slice with this schedtick */

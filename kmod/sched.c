@@ -422,12 +422,35 @@ again:
 			p->relief_pending = false;
 		}
 		what = NEWM_WANTM;
+	} else if (p->wantrelief && p->mtransit) {
+		/*
+		 * An M of the CPU went on its way to park since the relief
+		 * was asked: it takes it in kgo_stopm(). A spare asked too
+		 * is void, that M being one.
+		 */
+		p->wantspare = false;
 	} else if (p->wantrelief) {
+		struct kgo_m *spare = list_first_entry_or_null(&p->midle, struct kgo_m,
+							       idle_node);
+
 		p->wantrelief = false;
-		if (p->mcount < kgo_max_ms)
+		if (spare) {
+			/*
+			 * The spare the hog's mark asked for (kgo_hog_prepare())
+			 * was still on its way when the relief was asked, and
+			 * has parked since: it is the relief, as in
+			 * kgo_hog_relieve(). Another M would be a third on the
+			 * CPU.
+			 */
+			list_del_init(&spare->idle_node);
+			p->nmidle--;
+			spare->nextp_relief = true;
+			kgo_m_wake(spare, p, false);
+		} else if (p->mcount < kgo_max_ms) {
 			what = NEWM_RELIEF;
-		else
+		} else {
 			p->relief_pending = false;	/* the hog keeps it */
+		}
 	} else if (p->wantspare) {
 		p->wantspare = false;
 		/*
@@ -834,10 +857,27 @@ again:
 	}
 	if (home->wantm) {
 		home->wantm = false;
+		/* The P is idle: its hog, if any, moved on. */
+		if (home->wantrelief) {
+			home->wantrelief = false;
+			home->relief_pending = false;
+		}
 		p = home;
 		spinning = home->wantm_spinning;
 		spin_unlock_irqrestore(&sched->lock, flags);
 		goto acquire;
+	}
+	if (home->wantrelief) {
+		/*
+		 * Asked while we were on our way (kgo_hog_relieve()): we are
+		 * the relief, on the hog's CPU. If the hog moved on
+		 * meanwhile, the takeover says so and we park.
+		 */
+		home->wantrelief = false;
+		if (kgo_hog_takeover(m, home)) {
+			spin_unlock_irqrestore(&sched->lock, flags);
+			return true;
+		}
 	}
 	m->woken = false;
 	m->idle_since = ktime_get_ns();
@@ -1018,6 +1058,11 @@ drop:
 			    kgo_pidleget_spinning(sched, m->home);
 			if (p == m->home) {
 				m->home->mtransit--;
+				/* Our P was idle: a relief of it is void. */
+				if (p->wantrelief) {
+					p->wantrelief = false;
+					p->relief_pending = false;
+				}
 				spin_unlock_irqrestore(&sched->lock, flags);
 				kgo_acquirep(m, p);
 				kgo_become_spinning(m);
