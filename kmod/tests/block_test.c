@@ -19,8 +19,10 @@
  */
 
 #include <kunit/test.h>
+#include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include <kgo.h>
@@ -243,15 +245,32 @@ static void kgo_block_one_spare_test(struct kunit *test)
 {
 	struct spare_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	unsigned int before, after, parked, transit;
+	cpumask_var_t allowed;
 	struct kgo_p *p, *q;
 	unsigned long end;
 	int i, ret;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
-	/* Which P runs goroutines (the suite runs one). */
-	KUNIT_ASSERT_EQ(test, spare_start(x, false), 0);
-	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	KUNIT_ASSERT_TRUE(test, alloc_cpumask_var(&allowed, GFP_KERNEL));
+	cpumask_copy(allowed, current->cpus_ptr);
+	/* Which P the probe runs on: an idle one, this CPU's first. */
+	ret = spare_start(x, false);
+	if (!ret)
+		ret = kgo_wg_wait_timeout(&x->wg, LONG_MS * MS);
 	p = x->p;
+	/*
+	 * On p's CPU from here: a goroutine spawned from outside goes to
+	 * this CPU's P if it is idle (kgo_put_outside()), and the yielder
+	 * must run on p. A test thread that moved to the other CPU while
+	 * it waited below put it there (q != p, twice in make check).
+	 */
+	if (!ret && p)
+		ret = set_cpus_allowed_ptr(current, cpumask_of(p->cpu));
+	if (ret) {
+		free_cpumask_var(allowed);
+		KUNIT_FAIL(test, "probe: %d", ret);
+		return;
+	}
 	end = jiffies + msecs_to_jiffies(LONG_MS);
 	while (READ_ONCE(p->mcount) > 1 && time_before(jiffies, end))
 		msleep(200);
@@ -288,6 +307,8 @@ static void kgo_block_one_spare_test(struct kunit *test)
 	parked = p->nmidle;
 	spin_unlock_irq(&kgo_sched.lock);
 	WRITE_ONCE(x->stop, true);
+	set_cpus_allowed_ptr(current, allowed);
+	free_cpumask_var(allowed);
 	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
 	KUNIT_ASSERT_EQ(test, ret, 0);
 	KUNIT_ASSERT_PTR_EQ(test, q, p);
