@@ -61,7 +61,7 @@ struct kgo_m {
 	bool nextp_relief;		/* L: nextp is still a hog's (hog.c) */
 	bool nextp_spare;		/* L: created with no P: park (kgo_newm_spare) */
 	bool woken;			/* L: a wake-up is pending */
-	u64 idle_since;			/* L: when it went on midle */
+	unsigned long idle_since;	/* L: jiffies when it went on midle */
 	struct rcu_head rcu;		/* freed after readers (debugfs.c) */
 };
 

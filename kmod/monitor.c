@@ -294,7 +294,7 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
  */
 static void kgo_monitor_reap(struct kgo_sched *sched)
 {
-	u64 now = ktime_get_ns(), ttl = (u64)m_idle_ms * NSEC_PER_MSEC;
+	unsigned long ttl = msecs_to_jiffies(m_idle_ms);
 	struct kgo_m *m, *tmp;
 	LIST_HEAD(dead);
 	int i;
@@ -306,7 +306,7 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 		/* midle is newest first: the oldest is at the tail. */
 		while (p->nmidle > 1) {
 			m = list_last_entry(&p->midle, struct kgo_m, idle_node);
-			if (now < m->idle_since + ttl)
+			if (time_before(jiffies, m->idle_since + ttl))
 				break;
 			list_del_init(&m->idle_node);
 			p->nmidle--;

@@ -116,8 +116,15 @@ struct kgo_p {
 	 * took and no goroutine holds yet; see budget.c.
 	 */
 	long budget_credit;
-	u64 idle_since;			/* L: ktime when it went idle */
-	u64 idle_ns;			/* L: total idle time before that */
+	/*
+	 * L: jiffies when it went idle, and the total idle time before
+	 * that, counted in ticks: a clock read on each park and each wake-up
+	 * cost as much as the rest of the P's idle bookkeeping. A period
+	 * shorter than a tick counts one tick or none, as often as the
+	 * tick falls in it, so the sum is right on average.
+	 */
+	unsigned long idle_since;
+	u64 idle_ns;
 
 	/*
 	 * The holding M while it is blocked in the kernel; whoever clears

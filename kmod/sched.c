@@ -209,7 +209,7 @@ void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
 	lockdep_assert_held(&sched->lock);
 	WARN_ON_ONCE(!kgo_runqempty_all(p) || p->m);
 	WRITE_ONCE(p->status, KGO_P_IDLE);
-	p->idle_since = ktime_get_ns();
+	p->idle_since = jiffies;
 	p->link = sched->pidle;
 	sched->pidle = p;
 	atomic_inc(&sched->npidle);
@@ -233,7 +233,7 @@ static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
 		return NULL;
 	*pp = p->link;
 	p->link = NULL;
-	p->idle_ns += ktime_get_ns() - p->idle_since;
+	p->idle_ns += jiffies_to_nsecs(jiffies - p->idle_since);
 	WRITE_ONCE(p->status, KGO_P_RUNNING);
 	atomic_dec(&sched->npidle);
 	/* A P is busy again: the monitor has something to watch. */
@@ -880,7 +880,7 @@ again:
 		}
 	}
 	m->woken = false;
-	m->idle_since = ktime_get_ns();
+	m->idle_since = jiffies;
 	list_add(&m->idle_node, &home->midle);
 	home->nmidle++;
 	spin_unlock_irqrestore(&sched->lock, flags);

@@ -523,7 +523,8 @@ struct kgo_enter {
  * @cpu: the CPU it runs on
  * @idle: 1 if no M holds it now
  * @runq_len: Gs queued on it now (ring and runnext)
- * @idle_ns: time spent idle, up to the last time it went busy
+ * @idle_ns: time spent idle, up to the last time it went busy; counted
+ *	in scheduler ticks, so right on average over many short periods
  * @gcreated: goroutines spawned from goroutines on this P
  * @gstarted: goroutines that first ran here
  * @gfinished: goroutines that exited here
