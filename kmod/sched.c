@@ -967,6 +967,7 @@ static struct kgo_g *kgo_findrunnable(struct kgo_m *m, bool *inherit)
 	unsigned long flags;
 	struct kgo_p *p;
 	struct kgo_g *g;
+	int busy;
 
 top:
 	p = m->p;
@@ -1011,14 +1012,27 @@ top:
 		}
 	}
 
-	/* 4. Steal, if fewer than half the busy Ps have a spinning M. */
-	if (m->spinning || 2 * atomic_read(&sched->nmspinning) <
-			   READ_ONCE(sched->gomaxprocs) - atomic_read(&sched->npidle)) {
+	/*
+	 * 4. Steal, if fewer than half the busy Ps have a spinning M, and
+	 * some P besides ours is busy. An idle P's queues are empty
+	 * (kgo_pidleput()), so with every other P idle the four passes
+	 * find nothing, for about 250 instructions on each park of a lone
+	 * goroutine that sleeps and wakes; Go makes them anyway. Nor does
+	 * the M become a spinner for nothing to steal: what a producer
+	 * queues meanwhile goes to the global queue, which step 5 reads
+	 * under the lock, or to a P that just became busy, whose own M
+	 * runs it. An M that is already spinning stays so, and rule 3
+	 * below ends its spin as before.
+	 */
+	busy = READ_ONCE(sched->gomaxprocs) - atomic_read(&sched->npidle);
+	if (m->spinning || (busy > 1 && 2 * atomic_read(&sched->nmspinning) < busy)) {
 		if (!m->spinning)
 			kgo_become_spinning(m);
-		g = kgo_stealwork(m);
-		if (g)
-			return g;
+		if (busy > 1) {
+			g = kgo_stealwork(m);
+			if (g)
+				return g;
+		}
 	}
 
 drop:
