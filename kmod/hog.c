@@ -62,9 +62,9 @@
  * also wants hog->p == p; once the hog holds it in both fields, losing
  * it is what every G's use of m->p copes with.
  *
- * Field rules: p->relief_pending, p->relief_tick, p->wantrelief and
- * m->nextp_relief are under sched.lock. At most one relief per P is
- * under way.
+ * Field rules: p->relief_pending, p->relief_tick and p->wantrelief are
+ * under sched.lock; m->nextp_relief is set under it and read by the
+ * woken M as m.h says. At most one relief per P is under way.
  */
 
 #include <linux/lockdep.h>

@@ -169,14 +169,16 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
  * Sleeps until kgo_m_wake(). TASK_IDLE: a parked M neither counts as
  * load nor looks like a hung task. Pairs with kgo_m_wake(): the store of
  * woken there is ordered before the wake-up, and set_current_state()
- * orders our state before the load of woken.
+ * orders our state before the load of woken. The load is an acquire,
+ * the store a release: what the waker handed over (m->nextp...) is
+ * then ours to read without sched.lock (kgo_take_nextp()).
  */
 void kgo_m_park(struct kgo_m *m)
 {
 	trace_kgo_m_park(m->id, m->home->cpu);
 	for (;;) {
 		set_current_state(TASK_IDLE);
-		if (READ_ONCE(m->woken))
+		if (smp_load_acquire(&m->woken))
 			break;
 		schedule();
 	}
@@ -197,7 +199,7 @@ void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning)
 	trace_kgo_m_wake(m->id, m->home->cpu, p ? p->id : -1);
 	m->nextp = p;
 	m->nextp_spinning = spinning;
-	WRITE_ONCE(m->woken, true);
+	smp_store_release(&m->woken, true);
 	wake_up_process(m->task);
 }
 

@@ -56,11 +56,18 @@ struct kgo_m {
 
 	struct list_head idle_node;	/* L: on home->midle */
 	struct list_head all_node;	/* L: on sched->allm */
-	struct kgo_p *nextp;		/* L: P handed over by kgo_startm() */
-	bool nextp_spinning;		/* L */
-	bool nextp_relief;		/* L: nextp is still a hog's (hog.c) */
-	bool nextp_spare;		/* L: created with no P: park (kgo_newm_spare) */
-	bool woken;			/* L: a wake-up is pending */
+	/*
+	 * The hand-over. Written under L by whoever takes the M off midle
+	 * (kgo_m_wake()) or creates it, before woken; the M reads them
+	 * without the lock once kgo_m_park() has seen woken (acquire, with
+	 * the waker's release), and they are its own until it goes on
+	 * midle again.
+	 */
+	struct kgo_p *nextp;		/* P handed over by kgo_startm() */
+	bool nextp_spinning;
+	bool nextp_relief;		/* nextp is still a hog's (hog.c) */
+	bool nextp_spare;		/* created with no P: park (kgo_newm_spare) */
+	bool woken;			/* L, release: a wake-up is pending */
 	unsigned long idle_since;	/* L: jiffies when it went on midle */
 	struct rcu_head rcu;		/* freed after readers (debugfs.c) */
 };

@@ -666,7 +666,14 @@ static void kgo_m_rebind(struct kgo_m *m)
 {
 	const struct cpumask *home = cpumask_of(m->home->cpu);
 
-	if (likely(cpumask_equal(current->cpus_ptr, home)))
+	/*
+	 * Bound to one CPU and on it: that CPU is home, and cpumask_equal()
+	 * need not walk the mask on every wake-up.
+	 */
+	if (likely(current->nr_cpus_allowed == 1 &&
+		   raw_smp_processor_id() == m->home->cpu))
+		return;
+	if (cpumask_equal(current->cpus_ptr, home))
 		return;
 	/* Fails only if the CPU went away again; its P then stops us. */
 	if (set_cpus_allowed_ptr(current, home))
@@ -796,36 +803,35 @@ enum kgo_nextp {
  * a relief, takes it from its hog; a spare M created with none goes to
  * park. On KGO_NEXTP_NONE the M is counted in its home's mtransit, for
  * kgo_stopm().
+ *
+ * The hand-over is ours to read since kgo_m_park() saw woken (m.h), so
+ * only a relief takes sched.lock here. Each wake-up of an M from an
+ * interrupt on another CPU took it before, and with it the line the
+ * interrupt had just written.
  */
 static enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 {
 	struct kgo_sched *sched = m->sched;
-	bool spinning, relief, spare, taken;
+	struct kgo_p *p = m->nextp;
+	bool spinning = m->nextp_spinning, relief = m->nextp_relief, taken;
 	unsigned long flags;
-	struct kgo_p *p;
 
-	spin_lock_irqsave(&sched->lock, flags);
-	p = m->nextp;
-	spinning = m->nextp_spinning;
-	relief = m->nextp_relief;
-	spare = m->nextp_spare;
 	m->nextp = NULL;
 	m->nextp_relief = false;
-	m->nextp_spare = false;
-	if (spare) {
+	if (unlikely(m->nextp_spare)) {
+		m->nextp_spare = false;
 		/* Counted in mtransit by kgo_m_create(), until kgo_stopm(). */
-		WARN_ON_ONCE(p || !m->home->mtransit);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		WARN_ON_ONCE(p || !READ_ONCE(m->home->mtransit));
 		return KGO_NEXTP_NONE;
 	}
 	if (p && relief) {
+		spin_lock_irqsave(&sched->lock, flags);
 		taken = kgo_hog_takeover(m, p);
 		if (!taken)
 			m->home->mtransit++;	/* until kgo_stopm() */
 		spin_unlock_irqrestore(&sched->lock, flags);
 		return taken ? KGO_NEXTP_TAKEN : KGO_NEXTP_NONE;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
 	if (!p)
 		return KGO_NEXTP_EXIT;
 	kgo_acquirep(m, p);
