@@ -107,11 +107,19 @@ export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 
 # The job's settings travel on the kernel command line (see the job).
 # run.sh's own lines come after the progress, which lags behind them.
+#
+# tsc=reliable: the clock of a real machine. TCG's TSCs look
+# unsynchronised to the kernel (QEMU derives every vCPU's from one host
+# clock, so they are not), which then keeps time with the HPET, an
+# emulated device: each read is an exit to QEMU under its global lock,
+# for kgo, its peers and Go's vDSO alike. That inflated every figure
+# that reads the clock, and let two vCPUs reading it slow each other.
+# KGO_VM_APPEND=clocksource=hpet, which comes after it, undoes it.
 console=$KGO_OUT/logs/$name.console.log
 rm -f "$console"
 note "bench: booting the $kernel kernel (console: $console)"
 KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
-	KGO_VM_APPEND="KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
+	KGO_VM_APPEND="tsc=reliable KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
 	"$KGO_TOP/tools/vm/run.sh" --kernel "$kernel" --job bench --name "$name" \
 	2>"$out/run.log" &
 vmpid=$!

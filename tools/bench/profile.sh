@@ -13,6 +13,9 @@
 # guest's kernel), copied into the VM with the shared libraries that
 # ldd names.
 #
+# The guest keeps time with its TSC (tsc=reliable), as make bench's does
+# (tools/bench/bench.sh says why).
+#
 # Environment: KGO_PROFILE (the workload, kgo_bench.ko's only= name:
 # spawn, yield_pingpong, chan_pingpong, wake_latency, tree_allp...;
 # default yield_pingpong; or net_<impl>_c<N>: make bench's net group,
@@ -115,7 +118,7 @@ insn_profile() {
 		tag=s$s
 		note "profile: $name, instructions counted (scale=$s, icount $KGO_VM_ICOUNT)"
 		KGO_VM_EXTRA=$vm KGO_VM_QEMU="-plugin $plugin,out=$data/insn.$tag ${KGO_VM_QEMU:-}" \
-			KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$s KGO_PROFILE_INSN=1 KGO_PROFILE_IMPL=$impl ${KGO_VM_APPEND:-}" \
+			KGO_VM_APPEND="tsc=reliable KGO_PROFILE=$name KGO_PROFILE_SCALE=$s KGO_PROFILE_INSN=1 KGO_PROFILE_IMPL=$impl ${KGO_VM_APPEND:-}" \
 			"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
 		[ "$rc" = 0 ] || die "profile: the VM failed (see $KGO_OUT/logs/profile.console.log)"
 		[ -s "$data/insn.$tag" ] || die "profile: QEMU wrote no counts"
@@ -153,7 +156,7 @@ fi
 note "profile: $name (scale=$scale, $freq Hz, TCG thread=$KGO_VM_TCG_THREAD${KGO_VM_ICOUNT:+, icount $KGO_VM_ICOUNT})"
 rc=0
 KGO_VM_EXTRA=$vm \
-	KGO_VM_APPEND="KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${impl:+KGO_PROFILE_IMPL=$impl} ${KGO_VM_APPEND:-}" \
+	KGO_VM_APPEND="tsc=reliable KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${impl:+KGO_PROFILE_IMPL=$impl} ${KGO_VM_APPEND:-}" \
 	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
 
 # The job's files, from the result port's output sections.
