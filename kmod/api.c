@@ -121,24 +121,15 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 }
 EXPORT_SYMBOL_GPL(kgo_go);
 
-void kgo_yield(void)
+/*
+ * A yield the direct path declined (kgo_yield(), sched.c): through the
+ * M, whose loop queues the G. Context: a G, interrupts off.
+ */
+void kgo_yield_via_m(struct kgo_m *m)
 {
-	struct kgo_m *m = kgo_g_m();
-
-	if (!m) {
-		cond_resched();
-		return;
-	}
-	kgo_switch_check(m, "yield");
-	local_irq_disable();
-	if (kgo_yield_direct(m, m->curg)) {
-		local_irq_enable();
-		return;
-	}
 	m->req = KGO_REQ_YIELD;
 	kgo_switch_to_m_irqsoff(m, m->curg);
 }
-EXPORT_SYMBOL_GPL(kgo_yield);
 
 /**
  * kgo_preempt_check() - yield if the monitor asked the calling G to

@@ -1468,7 +1468,7 @@ void kgo_schedule(struct kgo_m *m)
  * place, on the same M: what kgo_execute() does for KGO_REQ_YIELD.
  * Context: a G, interrupts off, on the M and P @prev ran on.
  */
-void kgo_yield_finish(struct kgo_g *prev)
+static __always_inline void __kgo_yield_finish(struct kgo_g *prev)
 {
 	struct kgo_m *m = prev->m;
 	struct kgo_p *p = m->p;
@@ -1487,6 +1487,12 @@ void kgo_yield_finish(struct kgo_g *prev)
 	kgo_wakep();
 }
 
+/* The same, for a G that resumes in its M-path switch (api.c). */
+void kgo_yield_finish(struct kgo_g *prev)
+{
+	__kgo_yield_finish(prev);
+}
+
 /**
  * kgo_yield_direct() - yield by switching straight to the next local G
  * @m: the caller's M (kgo_g_m())
@@ -1496,7 +1502,7 @@ void kgo_yield_finish(struct kgo_g *prev)
  * M; else true, once the G runs again (on @m or another M).
  * Context: a G, interrupts off.
  */
-bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
+static __always_inline bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
 {
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;
@@ -1539,9 +1545,33 @@ bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
 	prev = kgo_switch(&g->sp, &next->sp, g);
 	/* Resumed, by an M or by a G's direct yield; @m may be stale. */
 	if (prev)
-		kgo_yield_finish(prev);
+		__kgo_yield_finish(prev);
 	return true;
 }
+
+/*
+ * In this file rather than api.c with the other switches, so that the
+ * direct yield and its finish are inline in it: a yield is then one
+ * call, with no calls of its own but the switch and kgo_wakep()'s
+ * rare slow path.
+ */
+void kgo_yield(void)
+{
+	struct kgo_m *m = kgo_g_m();
+
+	if (!m) {
+		cond_resched();
+		return;
+	}
+	kgo_switch_check(m, "yield");
+	local_irq_disable();
+	if (likely(kgo_yield_direct(m, m->curg))) {
+		local_irq_enable();
+		return;
+	}
+	kgo_yield_via_m(m);
+}
+EXPORT_SYMBOL_GPL(kgo_yield);
 
 /* --- Making Gs runnable -------------------------------------------- */
 
