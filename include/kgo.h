@@ -184,11 +184,15 @@ u64 kgo_id(void);
  * @unlockf called, typically to release the lock that protects the wait
  * list the goroutine put itself on. So whoever finds it there under that
  * lock finds it parked, and may kgo_ready() it at once. If @unlockf
- * returns false the goroutine does not park but continues at once
- * (unless someone readied it first, which comes to the same).
+ * returns false the goroutine does not park but continues (unless
+ * someone readied it first, which comes to the same): at once, or, when
+ * its switch went straight to another goroutine of its P, first in line
+ * once that one switches out.
  *
- * @unlockf runs in the scheduler, between two goroutines: it must not
- * sleep or park.
+ * @unlockf runs in the scheduler, between two goroutines, with
+ * interrupts off: it must not sleep or park. It runs either on the
+ * kthread's own stack or, when the switch went straight to the next
+ * goroutine, on that goroutine's.
  *
  * Context: a goroutine. Return: 0 once readied; -EPERM when not called
  * from a goroutine (nothing happens then).

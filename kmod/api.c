@@ -35,11 +35,11 @@ static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_
 
 	lockdep_assert_irqs_disabled();
 	current->stack = m->own_stack;
-	/* The M learns which G switched back: see kgo_yield_direct(). */
+	/* The M learns which G switched back: see kgo_switch_direct(). */
 	prev = kgo_switch(&g->sp, &m->g0_sp, g);
-	/* Resumed by a G's direct yield: its switch out is ours to finish. */
+	/* Resumed by a G's direct switch: its switch out is ours to finish. */
 	if (prev)
-		kgo_yield_finish(prev);
+		kgo_switch_finish(prev);
 	/*
 	 * A G always resumes with interrupts on: it parked with them on, or
 	 * it parked holding an irq-disabling lock that unlockf released.
@@ -237,7 +237,12 @@ void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
 	g->unlock_arg = arg;
 	g->waitreason = reason;
 	m->req = KGO_REQ_PARK;
-	kgo_switch_to_m(m, g);
+	local_irq_disable();
+	if (kgo_park_direct(m, g)) {
+		local_irq_enable();
+		return;
+	}
+	kgo_switch_to_m_irqsoff(m, g);
 }
 
 int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)

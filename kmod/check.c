@@ -72,9 +72,9 @@ void kgo_switch_baseline(struct kgo_m *m)
 	m->memalloc_base = current->flags & KGO_PF_MEMALLOC_ALL;
 }
 
-void __kgo_switch_check(struct kgo_m *m, const char *where)
+void __kgo_switch_check(struct kgo_m *m, const char *where, unsigned int allowed)
 {
-	unsigned int v = kgo_switch_violations(m->memalloc_base);
+	unsigned int v = kgo_switch_violations(m->memalloc_base) & ~allowed;
 	int i;
 
 	if (likely(!v))

@@ -34,12 +34,22 @@ enum {
 
 unsigned int kgo_switch_violations(unsigned int memalloc_base);
 void kgo_switch_baseline(struct kgo_m *m);
-void __kgo_switch_check(struct kgo_m *m, const char *where);
+void __kgo_switch_check(struct kgo_m *m, const char *where, unsigned int allowed);
 
 static inline void kgo_switch_check(struct kgo_m *m, const char *where)
 {
 	if (KGO_CHECK_SWITCHES)
-		__kgo_switch_check(m, where);
+		__kgo_switch_check(m, where, 0);
+}
+
+/*
+ * The same, for a switch finished by the next G with interrupts still
+ * off, as they must be there (sched.c's direct park).
+ */
+static inline void kgo_switch_check_irqsoff(struct kgo_m *m, const char *where)
+{
+	if (KGO_CHECK_SWITCHES)
+		__kgo_switch_check(m, where, KGO_SWITCH_IRQS);
 }
 
 /**

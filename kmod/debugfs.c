@@ -77,6 +77,7 @@ static const struct {
 	KGO_PSTAT(steals),
 	KGO_PSTAT(stolen),
 	KGO_PSTAT(parks),
+	KGO_PSTAT(parks_direct),
 	KGO_PSTAT(readies),
 	KGO_PSTAT(yields),
 	KGO_PSTAT(yields_direct),

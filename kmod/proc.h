@@ -42,6 +42,7 @@ struct kgo_pstats {
 	u64 steals;		/* runqsteal() calls that got something */
 	u64 stolen;		/* Gs moved by those */
 	u64 parks;		/* Gs that parked here */
+	u64 parks_direct;	/* ... whose switch went straight to the next G */
 	u64 readies;		/* Gs readied by a G on this P */
 	u64 yields;		/* kgo_yield() calls */
 	u64 yields_direct;	/* ... that switched straight to the next G */

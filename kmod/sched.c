@@ -15,8 +15,8 @@
  * stack is the scheduler stack (Go's g0): kgo_schedule() loops there,
  * finds a G (kgo_findrunnable) and switches to it (kgo_execute); the G
  * switches back when it yields, parks or exits, and the M acts on that.
- * A yield to a local G that ran before switches straight to it instead
- * (kgo_yield_direct, below kgo_schedule).
+ * A yield or park with a local G next that ran before switches straight
+ * to it instead (kgo_switch_direct, below kgo_schedule).
  *
  * Approaches not taken
  *
@@ -1199,7 +1199,7 @@ static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
 /*
  * A G about to run on @p: its wait for the P, if sampled, and the time
  * it starts its new status. Both switches to a G take it (kgo_execute(),
- * kgo_yield_direct()).
+ * kgo_switch_direct()).
  */
 static __always_inline void kgo_g_start_stats(struct kgo_p *p, struct kgo_g *g)
 {
@@ -1426,59 +1426,44 @@ void kgo_schedule(struct kgo_m *m)
 }
 
 /*
- * The direct yield
+ * The direct switch
  *
- * A yield through the M is two stack switches and a pass of the M's
- * loop: G -> M, queue the G, cond_resched, look at every queue in
- * order, M -> next G. When the next G is local and has run before, the
- * M's loop would only pick it: kgo_yield_direct() switches straight to
- * it, as Linux's __schedule() goes from prev to next with no stop in
- * between.
+ * A yield or park through the M is two stack switches and a pass of
+ * the M's loop: G -> M, queue or park the G, cond_resched, look at
+ * every queue in order, M -> next G. When the next G is local and has
+ * run before, the M's loop would only pick it: kgo_switch_direct()
+ * switches straight to it, as Linux's __schedule() goes from prev to
+ * next with no stop in between.
  *
- * What the M did for the yielder after the switch back must still
- * happen after the switch: the yielder may not be queued while we stand
- * on its stack, or a thief could run it there on another CPU. So the G
- * we switch to does it, on its own stack, as finish_task_switch() does
- * for prev: kgo_switch() returns the G that switched to whoever
- * resumes, and every place a G resumes (here, and
- * kgo_switch_to_m_irqsoff() in api.c) calls kgo_yield_finish() if it
- * is not NULL. The M's own switches to a G pass NULL; a G's switch to
- * its M passes the G, and kgo_execute() goes on with the G it is
- * given: the M switched to one G and may be switched back to by
- * another. Interrupts stay off from the first check to the finish, so
- * the M can neither be preempted (a hog relief, hog.c) nor lose its P
- * in between, and curg moves from one G to the other with no M code in
- * G context.
+ * What the M did for the G after the switch back must still happen
+ * after the switch: a yielder may not be queued, nor a parker's unlockf
+ * release the locks that let it be readied, while we stand on its
+ * stack, or another CPU could run it there. So the G we switch to does
+ * it, on its own stack, as finish_task_switch() does for prev:
+ * kgo_switch() returns the G that switched to whoever resumes, and
+ * every place a G resumes (here, and kgo_switch_to_m_irqsoff() in
+ * api.c) calls kgo_switch_finish() if it is not NULL. The M's own
+ * switches to a G pass NULL; a G's switch to its M passes the G, and
+ * kgo_execute() goes on with the G it is given: the M switched to one G
+ * and may be switched back to by another. Interrupts stay off from the
+ * first check to the finish, so the M can neither be preempted (a hog
+ * relief, hog.c) nor lose its P in between, and curg moves from one G
+ * to the other with no M code in G context.
  *
  * Whatever the M's loop would do differently goes the long way: no P,
  * the P or the module stopping, a reschedule due (the loop's
  * cond_resched; and without preemptible RCU, whose quiescent state that
- * call reports, every yield), the 1-in-61 look at the global queue, a
+ * call reports, every switch), the 1-in-61 look at the global queue, a
  * fresh stack to order against the ring (runq.c), an empty queue, or a
  * next G that never ran, which the M must give a stack.
- *
- * Parks take the M's path. The same switch for them (the next G running
- * the parker's unlockf) was measured: a channel round trip went from
- * 1449 to 1446 instructions, since the loop's pass it saves costs about
- * what the finish adds.
  */
 
 /*
- * The yielder @prev's switch out, done by the G that resumed in its
- * place, on the same M: what kgo_execute() does for KGO_REQ_YIELD.
- * Context: a G, interrupts off, on the M and P @prev ran on.
+ * The yielder @prev's switch out: what kgo_execute() does for
+ * KGO_REQ_YIELD.
  */
-static __always_inline void __kgo_yield_finish(struct kgo_g *prev)
+static __always_inline void kgo_yield_finish(struct kgo_p *p, struct kgo_g *prev)
 {
-	struct kgo_m *m = prev->m;
-	struct kgo_p *p = m->p;
-
-	lockdep_assert_irqs_disabled();
-	WARN_ON_ONCE(m->curg == prev || !p);
-	kgo_g_stamp_stopped(prev);
-	/* Rule 5: a deferred wake-up is void; kgo_wakep() below pays it. */
-	if (p->wakep_due)
-		WRITE_ONCE(p->wakep_due, false);
 	kgo_g_set_status(prev, KGO_G_RUNNING, KGO_G_RUNNABLE);
 	kgo_g_stamp_runnable(prev);
 	kgo_runqput_tail(p, prev);
@@ -1487,22 +1472,74 @@ static __always_inline void __kgo_yield_finish(struct kgo_g *prev)
 	kgo_wakep();
 }
 
-/* The same, for a G that resumes in its M-path switch (api.c). */
-void kgo_yield_finish(struct kgo_g *prev)
+/*
+ * The parker @prev's switch out: what kgo_execute() does for
+ * KGO_REQ_PARK. A park that unlockf declines goes on next, from
+ * runnext, where the M's path would resume it at once; its trace event
+ * came before the switch (kgo_park_direct()).
+ */
+static __always_inline void kgo_park_finish(struct kgo_m *m, struct kgo_p *p,
+					    struct kgo_g *prev)
 {
-	__kgo_yield_finish(prev);
+	m->req = KGO_REQ_NONE;
+	prev->since = jiffies;
+	kgo_g_cas_status(prev, KGO_G_RUNNING, KGO_G_WAITING);
+	if (prev->unlockf && !prev->unlockf(prev, prev->unlock_arg) &&
+	    atomic_cmpxchg(&prev->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
+	    KGO_G_WAITING) {
+		kgo_g_stamp_runnable(prev);
+		kgo_runqput(p, prev, true);
+		kgo_wakep();
+	}
+	kgo_switch_check_irqsoff(m, "park");
+	kgo_pstat_inc(p, parks);
+	kgo_pstat_inc(p, parks_direct);
 }
 
-/**
- * kgo_yield_direct() - yield by switching straight to the next local G
+/*
+ * @prev's switch out, done by the G that resumed in its place, on the
+ * same M. m->req says which: a direct park sets it, a direct yield
+ * leaves it at NONE. Context: a G, interrupts off, on the M and P
+ * @prev ran on.
+ */
+static __always_inline void __kgo_switch_finish(struct kgo_g *prev)
+{
+	struct kgo_m *m = prev->m;
+	struct kgo_p *p = m->p;
+
+	lockdep_assert_irqs_disabled();
+	WARN_ON_ONCE(m->curg == prev || !p);
+	kgo_g_stamp_stopped(prev);
+	/*
+	 * Rule 5: a deferred wake-up is void. A yield pays it below; what
+	 * a parker readied into runnext is running now.
+	 */
+	if (p->wakep_due)
+		WRITE_ONCE(p->wakep_due, false);
+	if (m->req == KGO_REQ_PARK)
+		kgo_park_finish(m, p, prev);
+	else
+		kgo_yield_finish(p, prev);
+}
+
+/* The same, for a G that resumes in its M-path switch (api.c). */
+void kgo_switch_finish(struct kgo_g *prev)
+{
+	__kgo_switch_finish(prev);
+}
+
+/*
+ * kgo_switch_direct() - switch straight to the next local G
  * @m: the caller's M (kgo_g_m())
  * @g: the caller, @m's curg
+ * @park: a park (m->req is KGO_REQ_PARK), else a yield
  *
- * Return: false, having done nothing, if the yield must go through the
+ * Return: false, having done nothing, if the switch must go through the
  * M; else true, once the G runs again (on @m or another M).
  * Context: a G, interrupts off.
  */
-static __always_inline bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
+static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
+					      bool park)
 {
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;
@@ -1529,6 +1566,12 @@ static __always_inline bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
 		smp_store_release(&p->runnext, next);
 		return false;
 	}
+	/*
+	 * As kgo_execute(), before unlockf can let the G be readied and
+	 * park again with another waitreason; and before the next G's start.
+	 */
+	if (park)
+		trace_kgo_g_park(g->goid, p->id, g->waitreason);
 	if (inherit) {
 		kgo_pstat_inc(p, runnext_hits);
 	} else {
@@ -1543,10 +1586,19 @@ static __always_inline bool kgo_yield_direct(struct kgo_m *m, struct kgo_g *g)
 	m->curg = next;
 	current->stack = next->stack;
 	prev = kgo_switch(&g->sp, &next->sp, g);
-	/* Resumed, by an M or by a G's direct yield; @m may be stale. */
+	/* Resumed, by an M or by a G's direct switch; @m may be stale. */
 	if (prev)
-		__kgo_yield_finish(prev);
+		__kgo_switch_finish(prev);
 	return true;
+}
+
+/*
+ * kgo_park_direct() - kgo_switch_direct() for kgo_park_m() (api.c), which
+ * set m->req to KGO_REQ_PARK and the G's unlockf
+ */
+bool kgo_park_direct(struct kgo_m *m, struct kgo_g *g)
+{
+	return kgo_switch_direct(m, g, true);
 }
 
 /*
@@ -1565,7 +1617,7 @@ void kgo_yield(void)
 	}
 	kgo_switch_check(m, "yield");
 	local_irq_disable();
-	if (likely(kgo_yield_direct(m, m->curg))) {
+	if (likely(kgo_switch_direct(m, m->curg, false))) {
 		local_irq_enable();
 		return;
 	}

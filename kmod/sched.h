@@ -166,7 +166,8 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 
 struct kgo_m *kgo_preempt_now(struct kgo_m *m);
 void kgo_yield_via_m(struct kgo_m *m);
-void kgo_yield_finish(struct kgo_g *prev);
+bool kgo_park_direct(struct kgo_m *m, struct kgo_g *g);
+void kgo_switch_finish(struct kgo_g *prev);
 
 /*
  * kgo_preempt_check() for a caller that has its M (or NULL outside a G).

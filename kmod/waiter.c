@@ -85,7 +85,8 @@ struct kgo_waiter_park {
 };
 
 /*
- * Runs on the M once the goroutine is WAITING, with interrupts off. The
+ * Runs on the M once the goroutine is WAITING, with interrupts off (on
+ * the M's stack, or on the next G's after a direct park, sched.c). The
  * timer is armed before the locks go: from the moment they do, a waker
  * may claim and ready the goroutine, which may then return and take
  * @park and @w (on its stack) with it. So everything needed from them is

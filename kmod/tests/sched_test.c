@@ -118,6 +118,153 @@ static void kgo_sched_yield_progress_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->flag), 1);
 }
 
+/* --- The direct park (sched.c) ------------------------------------- */
+
+#define PK_ROUNDS	500
+
+/* Run on one P, as the direct yield's case: one G at a time. */
+struct pk_ctx {
+	struct kgo_chan *ping, *pong;
+	struct kgo_waitgroup wg;
+	int bad;
+	int declined;	/* the declined parks' case */
+	bool done;
+};
+
+/* The other G of a case, counted in c->wg; false if it could not start. */
+static bool pk_spawn(struct pk_ctx *c, kgo_func_t fn)
+{
+	kgo_wg_add(&c->wg, 1);
+	if (kgo_go(fn, c, GFP_KERNEL) > 0)
+		return true;
+	kgo_wg_done(&c->wg);
+	c->bad = -1;
+	return false;
+}
+
+static void pk_pong(void *arg)
+{
+	struct pk_ctx *c = arg;
+	u64 v, i;
+	bool ok;
+
+	for (i = 0; i < PK_ROUNDS; i++) {
+		if (kgo_chan_recv(c->ping, &v, &ok, KGO_FOREVER) || !ok || v != i)
+			c->bad++;
+		v++;
+		if (kgo_chan_send(c->pong, &v, KGO_FOREVER))
+			c->bad++;
+	}
+	kgo_wg_done(&c->wg);
+}
+
+static void pk_ping(void *arg)
+{
+	struct pk_ctx *c = arg;
+	u64 v, i;
+	bool ok;
+
+	if (!pk_spawn(c, pk_pong))
+		return;
+	for (i = 0; i < PK_ROUNDS; i++) {
+		v = i;
+		if (kgo_chan_send(c->ping, &v, KGO_FOREVER))
+			c->bad++;
+		if (kgo_chan_recv(c->pong, &v, &ok, KGO_FOREVER) || !ok || v != i + 1)
+			c->bad++;
+	}
+	kgo_wg_wait(&c->wg);
+}
+
+/*
+ * Two Gs that pass a count back and forth over two unbuffered channels
+ * on one P: each receive parks, with the other G readied into runnext,
+ * so most parks switch straight to it; every value arrives, in order.
+ */
+static void kgo_sched_park_direct_test(struct kunit *test)
+{
+	struct pk_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 direct = PSTAT(parks_direct), parks = PSTAT(parks);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->ping = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+	c->pong = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+	kgo_wg_init(&c->wg);
+	ret = c->ping && c->pong ? kgo_test_run_in_g_1p(pk_ping, c, LONG_MS) : -ENOMEM;
+	if (c->ping)
+		kgo_chan_destroy(c->ping);
+	if (c->pong)
+		kgo_chan_destroy(c->pong);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	direct = PSTAT(parks_direct) - direct;
+	parks = PSTAT(parks) - parks;
+	kunit_info(test, "parks %llu, direct %llu\n", parks, direct);
+	KUNIT_EXPECT_EQ(test, c->bad, 0);
+	KUNIT_EXPECT_GE(test, parks, (u64)2 * PK_ROUNDS);
+	KUNIT_EXPECT_GE(test, direct, parks / 2);
+}
+
+#define PK_DECLINES	40
+
+/* An unlockf that declines every park. */
+static bool pk_decline(struct kgo_g *g, void *arg)
+{
+	struct pk_ctx *c = arg;
+
+	c->declined++;
+	return false;
+}
+
+/* Yields until the decliner is done: the G each park can switch to. */
+static void pk_other(void *arg)
+{
+	struct pk_ctx *c = arg;
+
+	while (!READ_ONCE(c->done))
+		kgo_yield();
+	kgo_wg_done(&c->wg);
+}
+
+static void pk_decliner(void *arg)
+{
+	struct pk_ctx *c = arg;
+	int i;
+
+	if (!pk_spawn(c, pk_other))
+		return;
+	for (i = 0; i < PK_DECLINES; i++) {
+		kgo_yield();	/* pk_other runs, and yields back */
+		if (kgo_park(pk_decline, c))
+			c->bad++;
+	}
+	c->done = true;
+	kgo_wg_wait(&c->wg);
+}
+
+/*
+ * Parks whose unlockf declines, with a G next that ran before (the
+ * other yields in turn): the switch goes straight to that G, which
+ * finds the park declined and puts the parker in runnext. Each park
+ * returns without a kgo_ready(), and both Gs finish.
+ */
+static void kgo_sched_park_direct_declined_test(struct kunit *test)
+{
+	struct pk_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	u64 direct = PSTAT(parks_direct);
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	kgo_wg_init(&c->wg);
+	ret = kgo_test_run_in_g_1p(pk_decliner, c, LONG_MS);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	direct = PSTAT(parks_direct) - direct;
+	kunit_info(test, "declined %d, direct %llu\n", c->declined, direct);
+	KUNIT_EXPECT_EQ(test, c->bad, 0);
+	KUNIT_EXPECT_EQ(test, c->declined, PK_DECLINES);
+	KUNIT_EXPECT_GE(test, direct, (u64)PK_DECLINES / 2);
+}
+
 /* --- The direct yield (sched.c) ------------------------------------ */
 
 #define RR_GS		3
@@ -1024,6 +1171,8 @@ static struct kunit_case kgo_sched_cases[] = {
 	KUNIT_CASE(kgo_sched_many_test),
 	KUNIT_CASE(kgo_sched_yield_progress_test),
 	KUNIT_CASE(kgo_sched_yield_direct_test),
+	KUNIT_CASE(kgo_sched_park_direct_test),
+	KUNIT_CASE(kgo_sched_park_direct_declined_test),
 	KUNIT_CASE(kgo_sched_parallelism_test),
 	KUNIT_CASE(kgo_sched_parallelism_after_park_test),
 	KUNIT_CASE(kgo_sched_steal_test),
