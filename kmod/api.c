@@ -122,12 +122,13 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 EXPORT_SYMBOL_GPL(kgo_go);
 
 /*
- * A yield the direct path declined (kgo_yield(), sched.c): through the
- * M, whose loop queues the G. Context: a G, interrupts off.
+ * A yield or park the direct path declined (kgo_yield(), kgo_park_m(),
+ * sched.c): through the M, whose loop acts on @req. Context: a G,
+ * interrupts off.
  */
-void kgo_yield_via_m(struct kgo_m *m)
+void kgo_switch_via_m(struct kgo_m *m, int req)
 {
-	m->req = KGO_REQ_YIELD;
+	m->req = req;
 	kgo_switch_to_m_irqsoff(m, m->curg);
 }
 
@@ -222,27 +223,6 @@ int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
 		return -EPERM;
 	kgo_park_m(m, unlockf, arg, reason);
 	return 0;
-}
-
-/* kgo_park_reason() by a G that has its M, @m = kgo_g_m(). */
-void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
-		void *arg, u8 reason)
-{
-	struct kgo_g *g = m->curg;
-
-	/* With unlockf, the M checks once unlockf has released what it may. */
-	if (!unlockf)
-		kgo_switch_check(m, "park");
-	g->unlockf = unlockf;
-	g->unlock_arg = arg;
-	g->waitreason = reason;
-	m->req = KGO_REQ_PARK;
-	local_irq_disable();
-	if (kgo_park_direct(m, g)) {
-		local_irq_enable();
-		return;
-	}
-	kgo_switch_to_m_irqsoff(m, g);
 }
 
 int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)

@@ -1476,7 +1476,7 @@ static __always_inline void kgo_yield_finish(struct kgo_p *p, struct kgo_g *prev
  * The parker @prev's switch out: what kgo_execute() does for
  * KGO_REQ_PARK. A park that unlockf declines goes on next, from
  * runnext, where the M's path would resume it at once; its trace event
- * came before the switch (kgo_park_direct()).
+ * came before the switch (kgo_switch_direct()).
  */
 static __always_inline void kgo_park_finish(struct kgo_m *m, struct kgo_p *p,
 					    struct kgo_g *prev)
@@ -1593,17 +1593,32 @@ static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
 }
 
 /*
- * kgo_park_direct() - kgo_switch_direct() for kgo_park_m() (api.c), which
- * set m->req to KGO_REQ_PARK and the G's unlockf
+ * kgo_park_reason() by a G that has its M, @m = kgo_g_m(). Here, as
+ * kgo_yield() is, for the direct switch to be inline in it.
  */
-bool kgo_park_direct(struct kgo_m *m, struct kgo_g *g)
+void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
+		void *arg, u8 reason)
 {
-	return kgo_switch_direct(m, g, true);
+	struct kgo_g *g = m->curg;
+
+	/* With unlockf, the M checks once unlockf has released what it may. */
+	if (!unlockf)
+		kgo_switch_check(m, "park");
+	g->unlockf = unlockf;
+	g->unlock_arg = arg;
+	g->waitreason = reason;
+	m->req = KGO_REQ_PARK;
+	local_irq_disable();
+	if (likely(kgo_switch_direct(m, g, true))) {
+		local_irq_enable();
+		return;
+	}
+	kgo_switch_via_m(m, KGO_REQ_PARK);
 }
 
 /*
  * In this file rather than api.c with the other switches, so that the
- * direct yield and its finish are inline in it: a yield is then one
+ * direct switch and its finish are inline in it: a yield is then one
  * call, with no calls of its own but the switch and kgo_wakep()'s
  * rare slow path.
  */
@@ -1621,7 +1636,7 @@ void kgo_yield(void)
 		local_irq_enable();
 		return;
 	}
-	kgo_yield_via_m(m);
+	kgo_switch_via_m(m, KGO_REQ_YIELD);
 }
 EXPORT_SYMBOL_GPL(kgo_yield);
 

@@ -165,8 +165,7 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 }
 
 struct kgo_m *kgo_preempt_now(struct kgo_m *m);
-void kgo_yield_via_m(struct kgo_m *m);
-bool kgo_park_direct(struct kgo_m *m, struct kgo_g *g);
+void kgo_switch_via_m(struct kgo_m *m, int req);
 void kgo_switch_finish(struct kgo_g *prev);
 
 /*
