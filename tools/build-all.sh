@@ -3,21 +3,16 @@
 #
 #   build-all.sh debug|kcsan|stock|stock-6.12|rt|rt-6.12...
 #
-# Installs what is missing, then builds the module for each named kernel
-# (a debug kernel itself first, from cache when it can) and the static
-# userspace binaries into out/bin.
+# Installs the tools that are missing, then builds the module for each
+# named kernel (a debug kernel itself first, or a Debian kernel unpacked,
+# from cache when it can) and the static userspace binaries into out/bin.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
 "$KGO_TOP/tools/deps.sh"
 for k in "$@"; do
 	case "$k" in
-	rt*) "$KGO_TOP/tools/deps.sh" $(kgo_rt_packages) ;;
-	esac
-done
-for k in "$@"; do
-	case "$k" in
-	stock*|rt*) kdir=/lib/modules/$(stock_kver "$k")/build ;;
+	stock*|rt*) kdir=$(stock_kdir "$k") ;;
 	debug|kcsan) kdir=$("$KGO_TOP/tools/vm/debug-kernel.sh" "$k") ;;
 	*) die "build-all.sh: unknown kernel $k" ;;
 	esac

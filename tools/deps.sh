@@ -2,6 +2,12 @@
 # Installs the Debian packages the build, the VMs and the tests need,
 # or only the packages named as arguments (tools/dkms.sh: dkms).
 # Does nothing (and needs no network) when they are already present.
+#
+# Tools only: no kernel image and no kernel headers are installed, so the
+# host's /boot, /lib/modules and boot menu stay as they were. The VMs'
+# Debian kernels are unpacked into the cache (tools/vm/debian-kernel.sh),
+# and linux-source-6.1 is a tarball under /usr/src that the debug kernel
+# is built from, in the cache.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
@@ -9,9 +15,6 @@ pkgs=(
 	gcc make libc6-dev xz-utils cpio kmod
 	bc bison flex libelf-dev libssl-dev dwarves	# kernel and module build
 	qemu-system-x86 busybox-static			# the test VMs
-	# the stock kernels, by explicit version (common.sh)
-	"linux-image-$KGO_KVER_61" "linux-headers-$KGO_KVER_61"
-	"linux-image-$KGO_KVER_612-unsigned" "linux-headers-$KGO_KVER_612"
 	linux-source-6.1				# the debug kernel, kselftest headers
 	rsync						# kselftest's install (tools/kselftest.sh)
 	golang-go liburing-dev python3			# make bench: its peers, its report

@@ -17,11 +17,15 @@
 # installed, and deletes /usr/src/kgo-VERSION.
 #
 # test: install for each KVER (default: the 6.1 and 6.12 kernels of
-# tools/vm/common.sh, whose headers tools/deps.sh installs), check that
-# modprobe finds the module DKMS installed and that it is signed, then
-# remove. Builds only: nothing is loaded, the running kernel is not
-# touched. DKMS signs with a key made for the test in a temporary
-# directory, not with the machine's own key.
+# tools/vm/common.sh), check that modprobe finds the module DKMS
+# installed and that it is signed, then remove. Builds only: nothing is
+# loaded, the running kernel is not touched. A KVER whose headers are
+# not installed builds against its headers unpacked in the cache
+# (tools/vm/debian-kernel.sh), through a /lib/modules/KVER/build link
+# that the test makes and removes again at the end, with whatever DKMS
+# installed beside it. DKMS signs with a
+# key made for the test in a temporary directory, not with the
+# machine's own key.
 #
 # Needs root; installs the dkms package if it is missing.
 set -euo pipefail
@@ -105,14 +109,31 @@ check_installed() {
 }
 
 keys=
+created=()
+test_cleanup() {
+	unregister
+	rm -rf "$keys"
+	local d
+	for d in "${created[@]}"; do
+		rm -rf "$d"
+	done
+	[ -d /lib/modules ] && rmdir --ignore-fail-on-non-empty /lib/modules
+}
+
 test_kernels() {
-	local kvers=("$@") kver
+	local kvers=("$@") kver hdr
 	[ ${#kvers[@]} -gt 0 ] || kvers=("$KGO_KVER_61" "$KGO_KVER_612")
 	for kver in "${kvers[@]}"; do
-		have_headers "$kver"
+		[ -f "/lib/modules/$kver/build/Makefile" ] && continue
+		[ ! -e "/lib/modules/$kver" ] ||
+			die "dkms test: /lib/modules/$kver exists without headers: install linux-headers-$kver, or move it away"
+		hdr=$("$KGO_TOP/tools/vm/debian-kernel.sh" "$kver")/usr/src/linux-headers-$kver
+		created+=("/lib/modules/$kver")
+		mkdir -p "/lib/modules/$kver"
+		ln -s "$hdr" "/lib/modules/$kver/build"
 	done
 	keys=$(mktemp -d)
-	trap 'unregister; rm -rf "$keys"' EXIT
+	trap test_cleanup EXIT
 	export mok_signing_key=$keys/mok.key mok_certificate=$keys/mok.der
 	unregister
 	copy_sources

@@ -15,7 +15,7 @@ set -euo pipefail
 [ $# = 1 ] || die "usage: build-kmod.sh DIR"
 mods=$KGO_OUT/build/${KGO_BENCH_KERNEL:-stock}
 src=$KGO_TOP/bench/kmod dst=$mods/bench/kmod
-kdir=/lib/modules/$(stock_kver "${KGO_BENCH_KERNEL:-stock}")/build
+kdir=$(stock_kdir "${KGO_BENCH_KERNEL:-stock}")
 
 if [ ! -d "$src" ]; then
 	note "no bench/kmod: kgo's side of spawn, the ping-pongs and the trees is missing"

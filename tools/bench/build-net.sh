@@ -15,7 +15,7 @@ set -euo pipefail
 
 [ $# = 1 ] || die "usage: build-net.sh DIR"
 src=$KGO_TOP/bench/net dst=$KGO_OUT/build/${KGO_BENCH_KERNEL:-stock}/bench/net
-kdir=/lib/modules/$(stock_kver "${KGO_BENCH_KERNEL:-stock}")/build
+kdir=$(stock_kdir "${KGO_BENCH_KERNEL:-stock}")
 
 mkdir -p "$dst" "$1/bench"
 cp "$src/kthread_echo.c" "$src/Kbuild" "$dst/"

@@ -17,8 +17,8 @@ pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 # The kernels kgo is tested on, each by its explicit Debian version:
 # installing another image (a newer 6.1 ABI, a 6.12) must never change
 # what a run boots or builds against. Override these to try another.
-# Debian package names: linux-image-VER (6.1, signed) or
-# linux-image-VER-unsigned (6.12), and linux-headers-VER.
+# They are unpacked into the cache, never installed on the host
+# (tools/vm/debian-kernel.sh).
 KGO_KVER_61=${KGO_KVER_61:-6.1.0-56-amd64}
 KGO_KVER_612=${KGO_KVER_612:-6.12.117+deb12-amd64}
 # Their PREEMPT_RT flavours (make matrix only: kgo refuses to load there).
@@ -29,26 +29,41 @@ KGO_KVER_612_RT=${KGO_KVER_612_RT:-6.12.117+deb12-rt-amd64}
 KGO_STOCK_KERNELS="stock stock-6.12"
 KGO_RT_KERNELS="rt rt-6.12"
 
-# The Debian packages of the RT kernels, which tools/deps.sh installs
-# only when named (make check does not need them).
-kgo_rt_packages() {
-	echo "linux-image-$KGO_KVER_61_RT-unsigned linux-headers-$KGO_KVER_61_RT" \
-	     "linux-image-$KGO_KVER_612_RT-unsigned linux-headers-$KGO_KVER_612_RT"
-}
-
-# stock_kver NAME: the version of Debian kernel NAME (stock or RT),
-# checked installed.
+# stock_kver NAME: the version of Debian kernel NAME (stock or RT).
 stock_kver() {
-	local v
 	case "$1" in
-	stock) v=$KGO_KVER_61 ;;
-	stock-6.12) v=$KGO_KVER_612 ;;
-	rt) v=$KGO_KVER_61_RT ;;
-	rt-6.12) v=$KGO_KVER_612_RT ;;
+	stock) echo "$KGO_KVER_61" ;;
+	stock-6.12) echo "$KGO_KVER_612" ;;
+	rt) echo "$KGO_KVER_61_RT" ;;
+	rt-6.12) echo "$KGO_KVER_612_RT" ;;
 	*) die "no Debian kernel named '$1' (known: $KGO_STOCK_KERNELS $KGO_RT_KERNELS)" ;;
 	esac
-	[ -f "/boot/vmlinuz-$v" ] || die "no /boot/vmlinuz-$v: run tools/deps.sh"
-	[ -f "/lib/modules/$v/build/Makefile" ] ||
-		die "no headers for $v: run tools/deps.sh"
-	echo "$v"
+}
+
+# stock_root NAME: where Debian kernel NAME is unpacked in the cache
+# (tools/vm/debian-kernel.sh fetches it on first use; nothing is
+# installed on the host).
+stock_root() {
+	local v
+	v=$(stock_kver "$1") || exit 1
+	"$KGO_TOP/tools/vm/debian-kernel.sh" "$v" || die "cannot unpack Debian's kernel $v"
+}
+
+# stock_kdir NAME: the headers external modules build against.
+stock_kdir() {
+	local r
+	r=$(stock_root "$1") || exit 1
+	echo "$r/usr/src/linux-headers-$(stock_kver "$1")"
+}
+
+# stock_image NAME: the kernel image QEMU boots.
+stock_image() {
+	local r v
+	r=$(stock_root "$1") || exit 1
+	v=$(stock_kver "$1")
+	if [ -f "$r/boot/vmlinuz-$v" ]; then
+		echo "$r/boot/vmlinuz-$v"
+	else
+		echo "$r/usr/lib/modules/$v/vmlinuz"
+	fi
 }

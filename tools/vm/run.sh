@@ -46,7 +46,8 @@ name=${name:-$job-$kernel}
 case "$kernel" in
 stock*|rt*)
 	kver=$(stock_kver "$kernel")
-	image=/boot/vmlinuz-$kver
+	kroot=$(stock_root "$kernel")
+	image=$(stock_image "$kernel")
 	mem=${KGO_VM_MEM:-1G}
 	timeout=${KGO_VM_TIMEOUT:-600}
 	append=""
@@ -99,7 +100,7 @@ done
 if [ -n "${kver:-}" ]; then
 	mkdir -p "$root/kgo/deps"
 	for m in crypto/crc32c_generic lib/libcrc32c; do
-		ko=/lib/modules/$kver/kernel/$m.ko dst=$root/kgo/deps/${m#*/}.ko
+		ko=$kroot/lib/modules/$kver/kernel/$m.ko dst=$root/kgo/deps/${m#*/}.ko
 		if [ -f "$ko.xz" ]; then
 			xz -dc "$ko.xz" >"$dst"
 		elif [ -f "$ko" ]; then
@@ -181,7 +182,7 @@ start=$SECONDS
 # Debian's /boot/System.map is a stub that points to the -dbg package.
 case "$kernel" in
 debug|kcsan) sysmap=${image%/arch/x86/boot/bzImage}/System.map ;;
-*) sysmap=/usr/lib/debug/boot/System.map-$kver ;;
+*) sysmap=$kroot/usr/lib/debug/boot/System.map-$kver ;;
 esac
 hang=$logs/$name.hang.log
 rm -f "$hang"
