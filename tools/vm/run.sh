@@ -198,11 +198,44 @@ watch_hang() {
 	"$KGO_TOP/tools/vm/hang-dump" "$mon" "$sysmap" >"$hang" 2>&1 || true
 }
 
+# Progress while the VM runs, on stderr: a line per KUnit suite (from
+# the console, where KUnit prints each suite's result as it ends) and
+# per selftest program (from the result port), with the seconds since
+# boot. The debug VM runs for many minutes; this says it is alive and
+# where it is. KGO_VM_QUIET=1 turns it off.
+progress() {
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	local c=1 r=1 n
+	while :; do
+		sleep 5 &
+		nap=$!
+		wait "$nap"
+		for f in console results; do
+			[ -f "${!f}" ] || continue
+			n=$(wc -l <"${!f}")
+			if [ "$f" = console ]; then
+				tail -n +"$c" "${!f}" | head -n $((n - c + 1)) |
+					sed -n -e 's/\r$//' -e 's/^\[[ 0-9.]*\] \(\(not \)\{0,1\}ok [0-9]* \)\([a-z][a-z0-9_]*\).*/kunit \3: \1/p'
+				c=$((n + 1))
+			else
+				tail -n +"$r" "${!f}" | head -n $((n - r + 1)) |
+					sed -n -e 's/\r$//' -e 's/^KGO-END selftest \([^ ]*\) rc=\(.*\)/selftest \1: rc=\2/p'
+				r=$((n + 1))
+			fi
+		done | sed "s/^/kgo: $name: +$((SECONDS - start))s /" >&2
+	done
+}
+
 boot() {
 	set +e
 	rm -f "$mon"
 	watch_hang &
 	watcher=$!
+	reporter=
+	if [ "${KGO_VM_QUIET:-0}" != 1 ]; then
+		progress &
+		reporter=$!
+	fi
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
 		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu "$cpu" \
 		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
@@ -212,8 +245,8 @@ boot() {
 		-append "console=ttyS0 panic=-1 nokaslr $append ${KGO_VM_APPEND:-}" \
 		${KGO_VM_QEMU:-}
 	qrc=$?
-	kill "$watcher" 2>/dev/null
-	wait "$watcher" 2>/dev/null
+	kill "$watcher" $reporter 2>/dev/null
+	wait "$watcher" $reporter 2>/dev/null
 	set -e
 }
 
