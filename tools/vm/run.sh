@@ -203,26 +203,28 @@ watch_hang() {
 # per selftest program (from the result port), with the seconds since
 # boot. The debug VM runs for many minutes; this says it is alive and
 # where it is. KGO_VM_QUIET=1 turns it off.
+progress_lines() {	# FILE FROM TO SED-SCRIPT: lines FROM..TO through it
+	[ "$3" -ge "$2" ] || return 0
+	sed -n -e "$2,$3{" -e 's/\r$//' -e "$4" -e '}' "$1" |
+		sed "s/^/kgo: $name: +$((SECONDS - start))s /" >&2
+}
 progress() {
 	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
-	local c=1 r=1 n
+	local c=0 r=0 n
 	while :; do
 		sleep 5 &
 		nap=$!
 		wait "$nap"
-		for f in console results; do
-			[ -f "${!f}" ] || continue
-			n=$(wc -l <"${!f}")
-			if [ "$f" = console ]; then
-				tail -n +"$c" "${!f}" | head -n $((n - c + 1)) |
-					sed -n -e 's/\r$//' -e 's/^\[[ 0-9.]*\] \(\(not \)\{0,1\}ok [0-9]* \)\([a-z][a-z0-9_]*\).*/kunit \3: \1/p'
-				c=$((n + 1))
-			else
-				tail -n +"$r" "${!f}" | head -n $((n - r + 1)) |
-					sed -n -e 's/\r$//' -e 's/^KGO-END selftest \([^ ]*\) rc=\(.*\)/selftest \1: rc=\2/p'
-				r=$((n + 1))
-			fi
-		done | sed "s/^/kgo: $name: +$((SECONDS - start))s /" >&2
+		# Whole lines only, each once; the counts live here, not in a
+		# pipeline's subshell.
+		n=$(wc -l <"$console" 2>/dev/null) || n=$c
+		progress_lines "$console" $((c + 1)) "$n" \
+			's/^\[[ 0-9.]*\] \(\(not \)\{0,1\}ok [0-9]* \)\([a-z][a-z0-9_]*\).*/kunit \3: \1/p'
+		c=$n
+		n=$(wc -l <"$results" 2>/dev/null) || n=$r
+		progress_lines "$results" $((r + 1)) "$n" \
+			's/^KGO-END selftest \([^ ]*\) rc=\(.*\)/selftest \1: rc=\2/p'
+		r=$n
 	done
 }
 
