@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What differs between the kernels kgo builds against, Debian's 6.1 and
- * 6.12, in one place. Each helper is named for what kgo needs and says
- * in which release the kernel changed; the rest of the tree has no
- * version tests. Included by C and by assembly.
+ * What differs between the kernels kgo builds against, from 6.1 to 7.x,
+ * in one place. Each helper is named for what kgo needs and says in
+ * which release the kernel changed; the rest of the tree has no version
+ * tests. Included by C and by assembly, and by the samples and the test
+ * module, which meet the same changes.
  */
 #ifndef _KGO_COMPAT_H
 #define _KGO_COMPAT_H
@@ -24,8 +25,17 @@
 
 #else /* !__ASSEMBLY__ */
 
+#include <asm/asm-prototypes.h>
+#include <linux/crc32.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+#include <linux/crc32c.h>	/* crc32c(): libcrc32c's before 6.15 */
+#endif
+#include <linux/hrtimer.h>
 #include <linux/kconfig.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -131,6 +141,110 @@ static inline bool kgo_task_runnable(struct task_struct *t)
 	return READ_ONCE(t->on_rq);
 #endif
 }
+
+/*
+ * kgo_hrtimer_setup() - initialise @t to run @fn on @clock in @mode
+ *
+ * 6.13 added hrtimer_setup(), which sets the callback with the rest, and
+ * 6.15 removed hrtimer_init(); the callback is __private from 6.13.
+ */
+static inline void kgo_hrtimer_setup(struct hrtimer *t,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
+#endif
+}
+
+/* kgo_hrtimer_setup() for a timer on the stack (destroy_hrtimer_on_stack()). */
+static inline void kgo_hrtimer_setup_on_stack(struct hrtimer *t,
+					      enum hrtimer_restart (*fn)(struct hrtimer *),
+					      clockid_t clock, enum hrtimer_mode mode)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup_on_stack(t, fn, clock, mode);
+#else
+	hrtimer_init_on_stack(t, clock, mode);
+	t->function = fn;
+#endif
+}
+
+/*
+ * kgo_crc32c() - CRC32C of @len bytes at @p, continuing from @crc (no
+ * inversion on either side)
+ *
+ * 6.15 renamed the library's built-in __crc32c_le() to crc32c() (the
+ * name that was libcrc32c's module before).
+ */
+static inline u32 kgo_crc32c(u32 crc, const void *p, size_t len)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	return crc32c(crc, p, len);
+#else
+	return __crc32c_le(crc, p, len);
+#endif
+}
+
+/*
+ * kgo_canary_percpu_write() - the per-CPU stack canary that compiled code
+ * checks against
+ *
+ * 6.15 removed fixed_percpu_data: the canary is the per-CPU
+ * __stack_chk_guard, which the context switch reloads from
+ * task->stack_canary as before. Modules see it only through its alias
+ * __ref_stack_chk_guard (the symbol their own canary checks read, at
+ * the same per-CPU offset), declared as a plain variable.
+ */
+static __always_inline void kgo_canary_percpu_write(unsigned long canary)
+{
+#ifdef CONFIG_STACKPROTECTOR
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	this_cpu_write(*(unsigned long __percpu __force *)(uintptr_t)&__ref_stack_chk_guard,
+		       canary);
+#else
+	this_cpu_write(fixed_percpu_data.stack_canary, canary);
+#endif
+#endif
+}
+
+/*
+ * kgo_kernel_bind(), kgo_kernel_connect() - kernel_bind() and
+ * kernel_connect() with a struct sockaddr
+ *
+ * 6.19 made their address a struct sockaddr_unsized, which callers
+ * cast to.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 19, 0)
+#define KGO_SOCKADDR(a) ((struct sockaddr_unsized *)(a))
+#else
+#define KGO_SOCKADDR(a) ((struct sockaddr *)(a))
+#endif
+
+static inline int kgo_kernel_bind(struct socket *sock, void *addr, int len)
+{
+	return kernel_bind(sock, KGO_SOCKADDR(addr), len);
+}
+
+static inline int kgo_kernel_connect(struct socket *sock, void *addr, int len,
+				     int flags)
+{
+	return kernel_connect(sock, KGO_SOCKADDR(addr), len, flags);
+}
+
+/*
+ * KGO_MODULE_IMPORT_NS() - MODULE_IMPORT_NS() of a bare namespace name
+ *
+ * 6.13 made the namespace a string literal.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define KGO_MODULE_IMPORT_NS(ns) MODULE_IMPORT_NS(#ns)
+#else
+#define KGO_MODULE_IMPORT_NS(ns) MODULE_IMPORT_NS(ns)
+#endif
 
 #endif /* __ASSEMBLY__ */
 #endif /* _KGO_COMPAT_H */

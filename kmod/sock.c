@@ -79,6 +79,7 @@
 #include <net/transp_v6.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "check.h"
 #include "g.h"
 #include "sched.h"
@@ -598,7 +599,7 @@ int kgo_sock_connect(struct kgo_sock *ks, struct sockaddr *addr, int addrlen,
 		 * A connect already under way says -EALREADY, a finished
 		 * one -EISCONN, a failed one its error (sock_error()).
 		 */
-		r = kernel_connect(ks->sock, addr, addrlen, O_NONBLOCK);
+		r = kgo_kernel_connect(ks->sock, addr, addrlen, O_NONBLOCK);
 		if (r == -EISCONN)
 			r = 0;
 		if (r != -EINPROGRESS && r != -EALREADY)

@@ -6,6 +6,8 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 
+#include "compat.h"
+
 struct kgo_g;
 
 struct kgo_g *kgo_switch(unsigned long *save_sp, unsigned long *load_sp,
@@ -28,7 +30,7 @@ static __always_inline unsigned long kgo_canary_swap(unsigned long canary)
 	unsigned long old = current->stack_canary;
 
 	current->stack_canary = canary;
-	this_cpu_write(fixed_percpu_data.stack_canary, canary);
+	kgo_canary_percpu_write(canary);
 	return old;
 #else
 	return 0;

@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "ctx.h"
 #include "session.h"
 #include "task.h"
@@ -122,7 +123,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_task_validate);
 /* CRC32C as iSCSI and ext4 define it: initial ~0, final xor ~0. */
 u32 kgo_task_checksum(const void *buf, size_t len)
 {
-	return ~__crc32c_le(~0U, buf, len);
+	return ~kgo_crc32c(~0U, buf, len);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_task_checksum);
 
@@ -162,7 +163,7 @@ int kgo_task_run_inline(const struct kgo_task *t, u64 *result)
 
 		if (copy_from_user(buf, p, n))
 			return -EFAULT;
-		crc = __crc32c_le(crc, buf, n);
+		crc = kgo_crc32c(crc, buf, n);
 		p += n;
 		left -= n;
 		since += n;

@@ -15,6 +15,7 @@
 #include <linux/sched/task.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "check.h"
 #include "g.h"
 #include "m.h"
@@ -33,8 +34,8 @@ static enum hrtimer_restart kgo_waiter_timer_fn(struct hrtimer *t)
 void kgo_waiter_init_timer(struct kgo_waiter *w)
 {
 	/* HARD: expires in hardirq even on PREEMPT_RT; kgo_ready() may. */
-	hrtimer_init_on_stack(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	w->timer.function = kgo_waiter_timer_fn;
+	kgo_hrtimer_setup_on_stack(&w->timer, kgo_waiter_timer_fn, CLOCK_MONOTONIC,
+				   HRTIMER_MODE_REL_HARD);
 }
 
 /* kgo_waiter_destroy() with a timeout. */

@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "g.h"
 
 #define MS		((u64)NSEC_PER_MSEC)
@@ -159,8 +160,7 @@ static void case_atomic(void)
 
 	if (blocking_calls_init(&h.b))
 		return tap(false, "blocking calls in hardirq: no memory", NULL);
-	hrtimer_init(&h.timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	h.timer.function = hardirq_calls;
+	kgo_hrtimer_setup(&h.timer, hardirq_calls, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&h.timer, ns_to_ktime(MS), HRTIMER_MODE_REL_HARD);
 	while (!atomic_read_acquire(&h.done))
 		usleep_range(1000, 2000);

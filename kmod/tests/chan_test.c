@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "g.h"
 #include "tests/run_g.h"
 
@@ -541,8 +542,7 @@ static void kgo_time_hardirq_send_test(struct kunit *test)
 	x->probe = mkchan(test, sizeof(int), 1);
 	i = 5;
 	KUNIT_ASSERT_EQ(test, kgo_chan_send(x->probe, &i, KGO_NOWAIT), 0);
-	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	x->timer.function = irq_chan_fn;
+	kgo_hrtimer_setup(&x->timer, irq_chan_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&x->timer, ns_to_ktime(MS), HRTIMER_MODE_REL_HARD);
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(irq_chan_recv, x, LONG_MS));
 	hrtimer_cancel(&x->timer);

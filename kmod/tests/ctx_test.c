@@ -10,6 +10,7 @@
 #include <linux/ktime.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "ctx.h"
 #include "tests/run_g.h"
 
@@ -87,8 +88,7 @@ static void run_sleep_case(struct kunit *test, struct kgo_ctx *(*pick)(struct sl
 	x->target = pick(x);
 	x->park = park;
 	x->ns = ns;
-	hrtimer_init(&x->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	x->timer.function = cancel_fn;
+	kgo_hrtimer_setup(&x->timer, cancel_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	hrtimer_start(&x->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
 	if (in_g)
 		KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(sleep_body, x, 60000), 0);

@@ -17,6 +17,7 @@
 #include <linux/vmalloc.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "g.h"
 #include "m.h"
 #include "proc.h"
@@ -774,8 +775,7 @@ static void run_irq_ready(struct kunit *test, enum hrtimer_mode mode, bool hard)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->mode = mode;
-	hrtimer_init(&c->timer, CLOCK_MONOTONIC, mode);
-	c->timer.function = irq_timer_fn;
+	kgo_hrtimer_setup(&c->timer, irq_timer_fn, CLOCK_MONOTONIC, mode);
 	kgo_wg_init(&c->wg);
 	kgo_wg_add(&c->wg, 1);
 	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(irq_g, c, LONG_MS));

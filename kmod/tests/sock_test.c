@@ -23,6 +23,7 @@
 #include <net/sock.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "g.h"
 #include "proc.h"
 #include "sock.h"
@@ -110,7 +111,7 @@ static struct socket *sock_listener(struct kunit *test, struct sockaddr_in *addr
 	addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &ls), 0);
-	KUNIT_ASSERT_EQ(test, kernel_bind(ls, (struct sockaddr *)addr, sizeof(*addr)), 0);
+	KUNIT_ASSERT_EQ(test, kgo_kernel_bind(ls, addr, sizeof(*addr)), 0);
 	KUNIT_ASSERT_EQ(test, kernel_listen(ls, 16), 0);
 	KUNIT_ASSERT_EQ(test, kernel_getsockname(ls, (struct sockaddr *)addr),
 			(int)sizeof(*addr));
@@ -129,8 +130,8 @@ static struct kgo_sock *sock_pair(struct kunit *test, struct socket **peer)
 
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, peer), 0);
-	KUNIT_ASSERT_EQ(test, kernel_connect(*peer, (struct sockaddr *)&addr,
-					     sizeof(addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kgo_kernel_connect(*peer, &addr,
+						 sizeof(addr), 0), 0);
 	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &srv, 0), 0);
 	sock_release(ls);
 	ks = kgo_sock_attach(srv, GFP_KERNEL);
@@ -394,8 +395,8 @@ static void kgo_sock_accept_behind_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(lks));
 	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
 					       IPPROTO_TCP, &cs), 0);
-	KUNIT_ASSERT_EQ(test, kernel_connect(cs, (struct sockaddr *)&addr,
-					     sizeof(addr), 0), 0);
+	KUNIT_ASSERT_EQ(test, kgo_kernel_connect(cs, &addr,
+						 sizeof(addr), 0), 0);
 	KUNIT_ASSERT_EQ(test, kernel_accept(ls, &srv, 0), 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(kgo_sock_attach(srv, GFP_KERNEL)), -EINVAL);
 	srv->sk->sk_rcvtimeo = msecs_to_jiffies(SLOW_MS);

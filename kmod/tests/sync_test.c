@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "compat.h"
 #include "tests/run_g.h"
 
 #define MS	((u64)NSEC_PER_MSEC)
@@ -227,8 +228,7 @@ static void kgo_time_fairness_test(struct kunit *test)
 	f->tick = kgo_chan_create(sizeof(int), 1, GFP_KERNEL);
 	f->done = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(f->c) || IS_ERR(f->tick) || IS_ERR(f->done));
-	hrtimer_init(&f->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	f->timer.function = fair_timer_fn;
+	kgo_hrtimer_setup(&f->timer, fair_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	kgo_wg_init(&f->wg);
 	kgo_wg_add(&f->wg, 2);
 	for (i = 0; i < 2; i++)

@@ -10,6 +10,7 @@
 #include <linux/thread_info.h>
 
 #include <linux/kgo.h>
+#include "compat.h"
 #include "ioctl.h"
 #include "tests/user_mem.h"
 
@@ -157,4 +158,4 @@ kunit_test_suites(&kgo_uapi_suite);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("KUnit suites for kgo");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+KGO_MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -20,16 +20,16 @@
  *
  *  - Chunks are combined, not chained. A CRC is linear, so the CRC of
  *    A then B is CRC(A) shifted over B's length, xor CRC(B) started
- *    from 0: __crc32c_le_combine(), in <linux/crc32.h> alike on 6.1
- *    and 6.12 (no compat.h entry needed). Each chunk is checksummed
- *    from seed 0, in any order, on any CPU, and the writer folds the
- *    results in file order. The thread checksums straight through,
- *    seed ~0 to the end, so it also checks the combining.
- *  - crc32c() from <linux/crc32c.h> (libcrc32c) rather than a private
- *    table: it takes the best implementation the kernel has (the
- *    SSE4.2 instruction where there is one). On Debian's kernels
- *    libcrc32c is a module, which modprobe loads with its crc32c
- *    provider; on the debug kernel it is built in.
+ *    from 0 (crc_shift() below: the kernel's own combine helper is
+ *    gone since 6.16). Each chunk is checksummed from seed 0, in any
+ *    order, on any CPU, and the writer folds the results in file
+ *    order. The thread checksums straight through, seed ~0 to the end,
+ *    so it also checks the combining.
+ *  - crc32c() rather than a private table: it takes the best
+ *    implementation the kernel has (the SSE4.2 instruction where there
+ *    is one). Before 6.15 it is libcrc32c's, a module on Debian's
+ *    kernels that modprobe loads with its crc32c provider; from 6.15 it
+ *    is the built-in library's (kmod/compat.h includes the header).
  *  - kgo_block_begin()/kgo_block_end() bracket the allocation and the
  *    read, the part that may sleep (page cache misses, reclaim): the
  *    goroutine's P goes to another M at once, so other chunks are
@@ -64,8 +64,6 @@
 
 #include <linux/atomic.h>
 #include <linux/completion.h>
-#include <linux/crc32.h>
-#include <linux/crc32c.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -80,6 +78,7 @@
 #include <linux/workqueue.h>
 
 #include <kgo.h>
+#include "compat.h"
 
 static unsigned int max_file_mb = 256;
 module_param(max_file_mb, uint, 0644);
@@ -139,6 +138,43 @@ static int read_full(struct file *file, void *buf, size_t len, loff_t off)
 	return 0;
 }
 
+/*
+ * CRC32C's polynomial, bit-reflected as the kernel's crc32c() computes
+ * it: bit 31 holds the coefficient of x^0, bit 0 that of x^31.
+ */
+#define CRC32C_POLY	0x82f63b78U
+
+/* a * b modulo the polynomial, both reflected. */
+static u32 crc_mulmod(u32 a, u32 b)
+{
+	u32 p = 0;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		if (a & 0x80000000U)	/* a's next coefficient, from x^0 up */
+			p ^= b;
+		a <<= 1;
+		b = (b >> 1) ^ (b & 1 ? CRC32C_POLY : 0);	/* b *= x */
+	}
+	return p;
+}
+
+/*
+ * @crc as if @len zero bytes followed what it covers: crc * x^(8 len),
+ * by squaring x^8 along the bits of @len (64 products at most).
+ */
+static u32 crc_shift(u32 crc, size_t len)
+{
+	u32 pow = 0x00800000U;	/* x^8 */
+
+	for (; len; len >>= 1) {
+		if (len & 1)
+			crc = crc_mulmod(crc, pow);
+		pow = crc_mulmod(pow, pow);
+	}
+	return crc;
+}
+
 /* The CRC32C of the file from the chunks' CRCs, in file order. */
 static int crc_combine(struct crc_run *r, u32 *crc)
 {
@@ -148,7 +184,7 @@ static int crc_combine(struct crc_run *r, u32 *crc)
 	for (i = 0; i < r->nchunks; i++) {
 		if (r->chunks[i].err)
 			return r->chunks[i].err;
-		acc = __crc32c_le_combine(acc, r->chunks[i].crc, r->chunks[i].len);
+		acc = crc_shift(acc, r->chunks[i].len) ^ r->chunks[i].crc;
 	}
 	*crc = ~acc;
 	return 0;

@@ -29,6 +29,7 @@
 #include <net/tcp.h>
 
 #include <kgo.h>
+#include "compat.h"
 
 static ushort port = 7007;
 module_param(port, ushort, 0444);
@@ -176,7 +177,7 @@ static int __init kgo_echo_init(void)
 	if (r)
 		return r;
 	sock_set_reuseaddr(sock->sk);
-	r = kernel_bind(sock, (struct sockaddr *)&addr, sizeof(addr));
+	r = kgo_kernel_bind(sock, &addr, sizeof(addr));
 	if (!r)
 		r = kernel_listen(sock, min_t(uint, max_conns, INT_MAX));
 	if (r) {
