@@ -6,7 +6,8 @@
 # Builds kgo.ko (and kgo_test.ko where KDIR has KUnit) against KDIR in
 # out/build/NAME, a copy of the module sources: objects for two kernels
 # cannot share one directory. Any compiler, objtool or modpost warning
-# fails the build.
+# fails the build. A kernel built with a compiler this machine lacks is
+# built for in the Debian unstable root (kbuild_run, tools/vm/common.sh).
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
@@ -19,7 +20,7 @@ mkdir -p "$dst"
 	tar -xf - -C "$dst"
 
 log=$dst/build.log
-if ! make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
+if ! kbuild_run "$kdir" make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
 	cat "$log" >&2
 	die "module build against $kdir failed"
 fi

@@ -14,56 +14,100 @@ note() { echo "kgo: $*" >&2; }
 # The Debian version of an installed package, e.g. 6.1.192-2.
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 
-# The kernels kgo is tested on, each by its explicit Debian version:
-# installing another image (a newer 6.1 ABI, a 6.12) must never change
-# what a run boots or builds against. Override these to try another.
-# They are unpacked into the cache, never installed on the host
-# (tools/vm/debian-kernel.sh).
-KGO_KVER_61=${KGO_KVER_61:-6.1.0-56-amd64}
-KGO_KVER_612=${KGO_KVER_612:-6.12.117+deb12-amd64}
-# Their PREEMPT_RT flavours (make matrix only: kgo refuses to load there).
-KGO_KVER_61_RT=${KGO_KVER_61_RT:-6.1.0-56-rt-amd64}
-KGO_KVER_612_RT=${KGO_KVER_612_RT:-6.12.117+deb12-rt-amd64}
+# The Debian kernels kgo is tested on, one line each: the name the
+# scripts use, the version, and the suite that carries it. 6.1 and 6.12
+# are pinned by explicit version: installing another image (a newer 6.1
+# ABI, a 6.12) must never change what a run boots or builds against.
+# Debian unstable keeps only its current kernel, so a 7.x is resolved
+# at run time, "newest:7" being the newest 7.x it offers
+# (tools/vm/sid-root.sh; KGO_KVER_7 pins one). None is installed on
+# the host: each is unpacked into the cache (tools/vm/debian-kernel.sh).
+# The RT flavours serve make matrix alone.
+# Adding a series is a line here.
+KGO_KERNEL_TABLE="
+stock       ${KGO_KVER_61:-6.1.0-56-amd64}          host
+stock-6.12  ${KGO_KVER_612:-6.12.117+deb12-amd64}   host
+stock-7     ${KGO_KVER_7:-newest:7}                 sid
+rt          ${KGO_KVER_61_RT:-6.1.0-56-rt-amd64}       host
+rt-6.12     ${KGO_KVER_612_RT:-6.12.117+deb12-rt-amd64} host
+rt-7        ${KGO_KVER_7_RT:-newest-rt:7}           sid
+"
 
 # The stock kernels by the names the scripts use.
-KGO_STOCK_KERNELS="stock stock-6.12"
-KGO_RT_KERNELS="rt rt-6.12"
+KGO_STOCK_KERNELS="stock stock-6.12 stock-7"
+KGO_RT_KERNELS="rt rt-6.12 rt-7"
 
-# stock_kver NAME: the version of Debian kernel NAME (stock or RT).
+# kernel_field NAME N: field N (2 version, 3 suite) of NAME's line.
+kernel_field() {
+	local f
+	f=$(awk -v n="$1" -v i="$2" '$1 == n { print $i }' <<<"$KGO_KERNEL_TABLE")
+	[ -n "$f" ] || die "no Debian kernel named '$1' (known: $KGO_STOCK_KERNELS $KGO_RT_KERNELS)"
+	echo "$f"
+}
+
+# stock_kver NAME: the version of Debian kernel NAME (stock or RT),
+# resolved where the table says "newest".
 stock_kver() {
-	case "$1" in
-	stock) echo "$KGO_KVER_61" ;;
-	stock-6.12) echo "$KGO_KVER_612" ;;
-	rt) echo "$KGO_KVER_61_RT" ;;
-	rt-6.12) echo "$KGO_KVER_612_RT" ;;
-	*) die "no Debian kernel named '$1' (known: $KGO_STOCK_KERNELS $KGO_RT_KERNELS)" ;;
+	local v
+	v=$(kernel_field "$1" 2) || exit 1
+	case "$v" in
+	newest:*) "$KGO_TOP/tools/vm/sid-root.sh" --newest "${v#newest:}" ;;
+	newest-rt:*) "$KGO_TOP/tools/vm/sid-root.sh" --newest "${v#newest-rt:}" rt ;;
+	*) echo "$v" ;;
 	esac
 }
 
 # stock_root NAME: where Debian kernel NAME is unpacked in the cache
-# (tools/vm/debian-kernel.sh fetches it on first use; nothing is
-# installed on the host).
+# (tools/vm/debian-kernel.sh fetches it on first use).
 stock_root() {
-	local v
+	local v suite
 	v=$(stock_kver "$1") || exit 1
-	"$KGO_TOP/tools/vm/debian-kernel.sh" "$v" || die "cannot unpack Debian's kernel $v"
+	suite=$(kernel_field "$1" 3) || exit 1
+	if [ "$suite" = host ]; then
+		"$KGO_TOP/tools/vm/debian-kernel.sh" "$v"
+	else
+		"$KGO_TOP/tools/vm/debian-kernel.sh" --root "$("$KGO_TOP/tools/vm/sid-root.sh")" "$v"
+	fi || die "cannot unpack Debian's kernel $v"
 }
 
 # stock_kdir NAME: the headers external modules build against.
 stock_kdir() {
 	local r
 	r=$(stock_root "$1") || exit 1
-	echo "$r/usr/src/linux-headers-$(stock_kver "$1")"
+	echo "$r/usr/src/linux-headers-$(basename "$r" | sed 's/_[^_]*$//')"
 }
 
 # stock_image NAME: the kernel image QEMU boots.
 stock_image() {
 	local r v
 	r=$(stock_root "$1") || exit 1
-	v=$(stock_kver "$1")
+	v=$(basename "$r" | sed 's/_[^_]*$//')
 	if [ -f "$r/boot/vmlinuz-$v" ]; then
 		echo "$r/boot/vmlinuz-$v"
 	else
 		echo "$r/usr/lib/modules/$v/vmlinuz"
 	fi
+}
+
+# kbuild_run KDIR CMD...: runs CMD (a kbuild make against KDIR) where
+# KDIR's kernel can be built for. A Debian kernel's headers name the
+# compiler it was built with (.kernelvariables); where this machine has
+# no such compiler (7.x's gcc-16 on Debian 12), CMD runs in the Debian
+# unstable root instead (tools/vm/sid-root.sh, tools/vm/in-root.sh).
+# A kernel built here, or headers of the running system, build here.
+kbuild_run() {
+	local kdir=$1
+	shift
+	if kbuild_needs_root "$kdir"; then
+		"$KGO_TOP/tools/vm/in-root.sh" "$("$KGO_TOP/tools/vm/sid-root.sh")" "$@"
+	else
+		"$@"
+	fi
+}
+
+# kbuild_needs_root KDIR: whether KDIR's compiler is missing here.
+kbuild_needs_root() {
+	local cc
+	cc=$(sed -n 's/^CC = .*[) ]\(gcc-[0-9][0-9]*\)$/\1/p' "$1/.kernelvariables" 2>/dev/null)
+	[ -n "$cc" ] && ! command -v "$cc" >/dev/null
 }

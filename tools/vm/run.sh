@@ -5,7 +5,7 @@
 # busybox, the kgo modules built for that kernel, the static test
 # binaries and a job, and judges the run from the result port.
 #
-#   run.sh --kernel debug|kcsan|stock|stock-6.12|rt|rt-6.12 --job JOB
+#   run.sh --kernel debug|kcsan|stock|stock-6.12|stock-7|rt|rt-6.12|rt-7 --job JOB
 #          [--name NAME] [--smp N]
 #
 # Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
@@ -38,16 +38,19 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$kernel" ] && [ -n "$job" ] ||
-	die "usage: run.sh --kernel debug|kcsan|stock|stock-6.12|rt|rt-6.12 --job JOB [--name NAME] [--smp N]"
+	die "usage: run.sh --kernel debug|kcsan|stock|stock-6.12|stock-7|rt|rt-6.12|rt-7 --job JOB [--name NAME] [--smp N]"
 jobfile=$KGO_TOP/tools/vm/jobs/$job.sh
 [ -f "$jobfile" ] || die "no job $jobfile"
 name=${name:-$job-$kernel}
 
 case "$kernel" in
 stock*|rt*)
-	kver=$(stock_kver "$kernel")
 	kroot=$(stock_root "$kernel")
+	kver=$(basename "$kroot" | sed 's/_[^_]*$//')
 	image=$(stock_image "$kernel")
+	# Debian's modules: under /lib before 7.x, under /usr/lib from it.
+	kmods=$kroot/lib/modules/$kver
+	[ -d "$kmods" ] || kmods=$kroot/usr/lib/modules/$kver
 	mem=${KGO_VM_MEM:-1G}
 	timeout=${KGO_VM_TIMEOUT:-600}
 	append=""
@@ -59,7 +62,7 @@ debug|kcsan)
 	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
 	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
 	;;
-*) die "run.sh: --kernel is debug, kcsan, stock, stock-6.12, rt or rt-6.12" ;;
+*) die "run.sh: --kernel is debug, kcsan, $KGO_STOCK_KERNELS or $KGO_RT_KERNELS" ;;
 esac
 
 mods=$KGO_OUT/build/$kernel
@@ -100,7 +103,7 @@ done
 if [ -n "${kver:-}" ]; then
 	mkdir -p "$root/kgo/deps"
 	for m in crypto/crc32c_generic lib/libcrc32c; do
-		ko=$kroot/lib/modules/$kver/kernel/$m.ko dst=$root/kgo/deps/${m#*/}.ko
+		ko=$kmods/kernel/$m.ko dst=$root/kgo/deps/${m#*/}.ko
 		if [ -f "$ko.xz" ]; then
 			xz -dc "$ko.xz" >"$dst"
 		elif [ -f "$ko" ]; then
