@@ -16,8 +16,9 @@
 # remove: unregisters kgo from DKMS, which removes every kgo.ko it
 # installed, and deletes /usr/src/kgo-VERSION.
 #
-# test: install for each KVER (default: the 6.1 and 6.12 kernels of
-# tools/vm/common.sh), check that modprobe finds the module DKMS
+# test: install for each KVER (default: the 6.1, 6.12 and 7.x kernels of
+# tools/vm/common.sh; 7.x inside the Debian unstable root, whose gcc it
+# needs), check that modprobe finds the module DKMS
 # installed and that it is signed, then remove. Builds only: nothing is
 # loaded, the running kernel is not touched. A KVER whose headers are
 # not installed builds against its headers unpacked in the cache
@@ -121,16 +122,46 @@ test_cleanup() {
 }
 
 test_kernels() {
-	local kvers=("$@") kver hdr
-	[ ${#kvers[@]} -gt 0 ] || kvers=("$KGO_KVER_61" "$KGO_KVER_612")
+	local kvers=("$@") kver hdr kroot
+	[ ${#kvers[@]} -gt 0 ] || kvers=("$KGO_KVER_61" "$KGO_KVER_612" "$(stock_kver stock-7)")
+	# Kernels built with a compiler this machine lacks (7.x): the whole
+	# test again inside the Debian unstable root, with its own DKMS,
+	# /usr/src and /lib/modules.
+	local here=() inroot=()
+	for kver in "${kvers[@]}"; do
+		hdr=/lib/modules/$kver/build
+		[ -f "$hdr/Makefile" ] ||
+			hdr=$("$KGO_TOP/tools/vm/debian-kernel.sh" "$kver")/usr/src/linux-headers-$kver
+		if kbuild_needs_root "$hdr"; then
+			inroot+=("$kver")
+		else
+			here+=("$kver")
+		fi
+	done
+	for kver in "${inroot[@]}"; do
+		note "dkms test: $kver in the Debian unstable root"
+		"$KGO_TOP/tools/vm/in-root.sh" "$("$KGO_TOP/tools/vm/sid-root.sh")" \
+			"$KGO_TOP/tools/dkms.sh" test "$kver" || die "dkms test: $kver failed"
+	done
+	[ ${#here[@]} -gt 0 ] || return 0
+	kvers=("${here[@]}")
 	for kver in "${kvers[@]}"; do
 		[ -f "/lib/modules/$kver/build/Makefile" ] && continue
 		[ ! -e "/lib/modules/$kver" ] ||
 			die "dkms test: /lib/modules/$kver exists without headers: install linux-headers-$kver, or move it away"
-		hdr=$("$KGO_TOP/tools/vm/debian-kernel.sh" "$kver")/usr/src/linux-headers-$kver
+		kroot=$("$KGO_TOP/tools/vm/debian-kernel.sh" "$kver")
 		created+=("/lib/modules/$kver")
 		mkdir -p "/lib/modules/$kver"
-		ln -s "$hdr" "/lib/modules/$kver/build"
+		ln -s "$kroot/usr/src/linux-headers-$kver" "/lib/modules/$kver/build"
+		# What an installed kernel has beside its modules, and the
+		# modules.dep that depmod makes of it: DKMS from 3.2 runs
+		# depmod only for a kernel that has one.
+		for f in modules.order modules.builtin modules.builtin.modinfo; do
+			for d in "$kroot/lib/modules/$kver" "$kroot/usr/lib/modules/$kver"; do
+				[ -f "$d/$f" ] && cp "$d/$f" "/lib/modules/$kver/" && break
+			done
+		done
+		depmod -a "$kver"
 	done
 	keys=$(mktemp -d)
 	trap test_cleanup EXIT
