@@ -6,7 +6,7 @@
 #
 # `make matrix`: what does not fit CI's 90 minutes next to make check.
 # The stock kernels' selftests (the check job) under preempt=none and
-# preempt=full, stock 6.1 with 4 vCPUs, the KUnit suites and selftests on
+# preempt=full (7.x: full and lazy, the two modes x86 has since 7.0), stock 6.1 with 4 vCPUs, the KUnit suites and selftests on
 # the KCSAN debug kernel (a data race is a failure), and kgo's refusal to
 # load on the PREEMPT_RT kernels. Prints a table, kernel x config x
 # result, and ends with "N passed, N failed" summed over every case.
@@ -20,6 +20,8 @@ configs="
 6.1-full       stock      check     2 preempt=full
 6.12-none      stock-6.12 check     2 preempt=none
 6.12-full      stock-6.12 check     2 preempt=full
+7-full         stock-7    check     2 preempt=full
+7-lazy         stock-7    check     2 preempt=lazy
 6.1-smp4       stock      check     4 -
 6.1-kcsan      kcsan      check     2 -
 6.1-rt         rt         rt-refuse 2 -
