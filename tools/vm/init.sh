@@ -26,6 +26,10 @@ exec 3>/dev/ttyS1
 
 report() { echo "$*" >&3; }
 
+# The heartbeat that run.sh's watchdog listens for on the console: a
+# console silent for minutes means that not even this shell runs.
+( while :; do echo "kgo-vm: alive" >/dev/kmsg; sleep 30; done ) &
+
 # section KIND NAME CMD...: runs CMD, its output framed in a section.
 section() {
 	kind=$1 name=$2

@@ -14,7 +14,9 @@
 # died before /init, and NAME.hang.log if the run reached its time limit
 # (see below). Exits 0 only if the run passed.
 #
-# Environment: KGO_VM_TIMEOUT (seconds; default 1800 debug, 600 stock),
+# Environment: KGO_VM_TIMEOUT (seconds; default 3600 debug, 1200 stock:
+# a bound on a guest that is slow but alive), KGO_VM_STALL (seconds of a
+# silent console that end a run as hung; default 300),
 # KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
 # directory whose files go to the VM's /kgo too: make bench's),
 # KGO_VM_QEMU (extra QEMU arguments, for a person debugging a hang: say
@@ -52,13 +54,13 @@ stock*|rt*)
 	kmods=$kroot/lib/modules/$kver
 	[ -d "$kmods" ] || kmods=$kroot/usr/lib/modules/$kver
 	mem=${KGO_VM_MEM:-1G}
-	timeout=${KGO_VM_TIMEOUT:-600}
+	timeout=${KGO_VM_TIMEOUT:-1200}
 	append=""
 	;;
 debug|kcsan)
 	image=$("$KGO_TOP/tools/vm/debug-kernel.sh" "$kernel")/arch/x86/boot/bzImage
 	mem=${KGO_VM_MEM:-2G}
-	timeout=${KGO_VM_TIMEOUT:-1800}
+	timeout=${KGO_VM_TIMEOUT:-3600}
 	# Any WARN, oops, lockup or hung task ends the run (and so fails it).
 	append="panic_on_warn=1 oops=panic softlockup_panic=1 hung_task_panic=1"
 	;;
@@ -200,10 +202,16 @@ fi
 note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread${icount[1]:+, icount $KGO_VM_ICOUNT}; console: $console)"
 start=$SECONDS
 
-# A run that reaches its limit leaves evidence: 15 s before it, the
-# vCPUs' registers, read three times through a QEMU monitor socket and
-# named from the kernel's System.map (tools/vm/hang-dump, which is why
-# every VM boots with nokaslr), go to NAME.hang.log. A slow guest shows different places each time, a hung
+# The watchdog. /init writes a heartbeat to the kernel log every 30 s
+# (init.sh), so a console silent for KGO_VM_STALL seconds (default 300)
+# means that not even the guest's userspace runs: the run ends there as
+# hung. A guest that is slow but alive, on a busy host, goes on up to
+# KGO_VM_TIMEOUT, a bound far above any healthy run; each test has its
+# own time limit inside the guest too. Either way the run leaves
+# evidence first: the vCPUs' registers, read three times through a QEMU
+# monitor socket and named from the kernel's System.map
+# (tools/vm/hang-dump, which is why every VM boots with nokaslr), in
+# NAME.hang.log. A slow guest shows different places each time, a hung
 # one the same place: "a hang is a bug to explain".
 # Debian's /boot/System.map is a stub that points to the -dbg package.
 case "$kernel" in
@@ -211,17 +219,35 @@ debug|kcsan) sysmap=${image%/arch/x86/boot/bzImage}/System.map ;;
 *) sysmap=$kroot/usr/lib/debug/boot/System.map-$kver ;;
 esac
 hang=$logs/$name.hang.log
-rm -f "$hang"
+ended=$logs/$name.ended
+stall=${KGO_VM_STALL:-300}
+rm -f "$hang" "$ended"
 mon=$(mktemp -u /tmp/kgo-mon.XXXXXX)
 trap 'rm -rf "$root" "$root.cpio.gz" "$mon"' EXIT
-watch_hang() {
-	# Killed early when the VM is done: then end the sleep quietly.
-	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
-	sleep $((timeout > 60 ? timeout - 15 : timeout / 2)) &
-	nap=$!
-	wait "$nap"
-	[ -S "$mon" ] || return 0
-	"$KGO_TOP/tools/vm/hang-dump" "$mon" "$sysmap" >"$hang" 2>&1 || true
+watchdog() {	# PID: the QEMU to end
+	set +eu
+	trap 'exit 0' TERM
+	local last=-1 size quiet=0 t=0 why=
+	while sleep 10; do
+		t=$((t + 10))
+		size=$(stat -c %s "$console" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then
+			last=$size quiet=0
+		else
+			quiet=$((quiet + 10))
+		fi
+		if [ $quiet -ge "$stall" ]; then
+			why="no console output for ${quiet}s (the guest's heartbeat stopped)"
+		elif [ $t -ge "$timeout" ]; then
+			why="still running at its limit of ${timeout}s"
+		else
+			continue
+		fi
+		echo "$why" >"$ended"
+		[ -S "$mon" ] && "$KGO_TOP/tools/vm/hang-dump" "$mon" "$sysmap" >"$hang" 2>&1
+		kill "$1"
+		exit 0
+	done
 }
 
 # Progress while the VM runs, on stderr: a line per KUnit suite (from
@@ -235,12 +261,10 @@ progress_lines() {	# FILE FROM TO SED-SCRIPT: lines FROM..TO through it
 		sed "s/^/kgo: $name: +$((SECONDS - start))s /" >&2
 }
 progress() {
-	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	set +eu
+	trap 'exit 0' TERM
 	local c=0 r=0 n
-	while :; do
-		sleep 5 &
-		nap=$!
-		wait "$nap"
+	while sleep 5; do
 		# Whole lines only, each once; the counts live here, not in a
 		# pipeline's subshell.
 		n=$(wc -l <"$console" 2>/dev/null) || n=$c
@@ -256,25 +280,30 @@ progress() {
 
 boot() {
 	set +e
-	rm -f "$mon"
-	watch_hang &
-	watcher=$!
-	reporter=
-	if [ "${KGO_VM_QUIET:-0}" != 1 ]; then
-		progress &
-		reporter=$!
-	fi
-	timeout -k 10 "$timeout" qemu-system-x86_64 \
+	rm -f "$mon" "$ended"
+	# The hard limit, a minute past the watchdog's, for a watchdog
+	# that could not end it.
+	timeout -k 10 $((timeout + 60)) qemu-system-x86_64 \
 		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu "$cpu" \
 		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
 		-display none -monitor "unix:$mon,server,nowait" -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
 		-append "console=ttyS0 panic=-1 nokaslr $append ${KGO_VM_APPEND:-}" \
-		${KGO_VM_QEMU:-}
+		${KGO_VM_QEMU:-} &
+	qpid=$!
+	watchdog "$qpid" &
+	watcher=$!
+	reporter=
+	if [ "${KGO_VM_QUIET:-0}" != 1 ]; then
+		progress &
+		reporter=$!
+	fi
+	wait "$qpid"
 	qrc=$?
 	kill "$watcher" $reporter 2>/dev/null
 	wait "$watcher" $reporter 2>/dev/null
+	[ -f "$ended" ] && qrc=124
 	set -e
 }
 
@@ -297,7 +326,11 @@ read -r passed failed skipped <<<"$(tail -n 1 <<<"$summary")"
 head -n -1 <<<"$summary" | sed "s/^/kgo: $name: /" >&2
 
 if [ $qrc = 124 ] || [ $qrc = 137 ]; then
-	note "$name: timed out after ${timeout}s"
+	if [ -f "$ended" ]; then
+		note "$name: ended by the watchdog: $(cat "$ended")"
+	else
+		note "$name: timed out after $((timeout + 60))s"
+	fi
 	failed=$((failed + 1))
 	if [ -s "$hang" ]; then
 		note "$name: where the vCPUs were just before (all of it: $hang):"
