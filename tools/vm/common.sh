@@ -24,9 +24,11 @@ pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
 # the host: each is unpacked into the cache (tools/vm/debian-kernel.sh).
 # The RT flavours serve make matrix alone.
 # Adding a series is a line here.
+KGO_KVER_61=${KGO_KVER_61:-6.1.0-56-amd64}
+KGO_KVER_612=${KGO_KVER_612:-6.12.117+deb12-amd64}
 KGO_KERNEL_TABLE="
-stock       ${KGO_KVER_61:-6.1.0-56-amd64}          host
-stock-6.12  ${KGO_KVER_612:-6.12.117+deb12-amd64}   host
+stock       $KGO_KVER_61                            host
+stock-6.12  $KGO_KVER_612                           host
 stock-7     ${KGO_KVER_7:-newest:7}                 sid
 rt          ${KGO_KVER_61_RT:-6.1.0-56-rt-amd64}       host
 rt-6.12     ${KGO_KVER_612_RT:-6.12.117+deb12-rt-amd64} host
