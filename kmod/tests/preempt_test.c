@@ -226,6 +226,7 @@ static void kgo_preempt_relief_ms_test(struct kunit *test)
 
 struct hogs {
 	bool stop;
+	atomic_t timed_out;	/* hogs that reached HOG_MAX_MS */
 	struct kgo_waitgroup wg;
 };
 
@@ -235,7 +236,11 @@ static void hog_spin(void *arg)
 	struct hogs *h = arg;
 	u64 start = ktime_get_ns();
 
-	while (!READ_ONCE(h->stop) && ktime_get_ns() - start < HOG_MAX_MS * MS) {
+	while (!READ_ONCE(h->stop)) {
+		if (ktime_get_ns() - start >= HOG_MAX_MS * MS) {
+			atomic_inc(&h->timed_out);
+			break;
+		}
 		cond_resched();
 		cpu_relax();
 	}
@@ -287,14 +292,16 @@ static void sleeper_run(void *arg)
 
 /*
  * Go's TestTimerFairness: with a goroutine that never calls kgo on
- * every P, another's 1 ms sleeps still end within a few slices each.
- * Before hog.c, the first one ended only when a hog did.
+ * every P, another's 1 ms sleeps still end, while the hogs run. Before
+ * hog.c, the first one ended only when a hog did, which here is only
+ * when told to stop (or at HOG_MAX_MS). How late each sleep is depends
+ * on how much CPU the host gives the guest as much as on kgo: logged,
+ * not judged (Go's test has no bound either).
  */
 static void kgo_preempt_timer_fairness_test(struct kunit *test)
 {
 	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	u64 slice = (u64)kgo_slice_ms() * MS;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -302,12 +309,11 @@ static void kgo_preempt_timer_fairness_test(struct kunit *test)
 	kgo_wg_init(&s->wg);
 	kgo_wg_add(&s->wg, 1);
 	KUNIT_ASSERT_GT(test, kgo_go(sleeper_run, s, GFP_KERNEL), 0LL);
-	/* Generous: an emulated debug kernel. The hogs last HOG_MAX_MS. */
-	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&s->wg, 50 * FAIR_SLEEPS * slice), 0);
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->stop));
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&s->wg, HOG_MAX_MS / 2 * MS), 0);
+	/* Every sleep ended while every hog still ran. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->timed_out), 0);
 	hogs_stop(test, h);
 	KUNIT_EXPECT_EQ(test, s->err, 0);
-	KUNIT_EXPECT_LT(test, s->worst_ns, 50 * slice);
 	pr_info("timer fairness: worst 1 ms sleep %llu us late, hogs on every P\n",
 		s->worst_ns / 1000);
 }
@@ -329,7 +335,7 @@ static void kgo_preempt_yield_progress_test(struct kunit *test)
 {
 	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
-	u64 slice = (u64)kgo_slice_ms() * MS, t0, took;
+	u64 t0, took;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, wg);
@@ -338,9 +344,10 @@ static void kgo_preempt_yield_progress_test(struct kunit *test)
 	kgo_wg_add(wg, 1);
 	t0 = ktime_get_ns();
 	KUNIT_ASSERT_GT(test, kgo_go(yielder_run, wg, GFP_KERNEL), 0LL);
-	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, 1000 * slice), 0);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, HOG_MAX_MS / 2 * MS), 0);
 	took = ktime_get_ns() - t0;
-	KUNIT_EXPECT_FALSE(test, READ_ONCE(h->stop));
+	/* Done while every hog still ran. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->timed_out), 0);
 	hogs_stop(test, h);
 	pr_info("yield progress: %d yields in %llu us, hogs on every P\n",
 		YIELDS, took / 1000);
@@ -356,14 +363,14 @@ static void kgo_preempt_yield_progress_test(struct kunit *test)
 #define HOG_WINDOW_MS	2000
 
 struct hog_ctx {
-	struct kgo_chan *done, *hog, *light;
+	struct kgo_chan *hog_done, *light_done, *hog, *light;
 	long hog_count, light_count;
 	struct kgo_waitgroup wg;
 };
 
 struct hog_player {
 	struct hog_ctx *x;
-	struct kgo_chan *wake;
+	struct kgo_chan *done, *wake;
 	long *counter;
 	long limit;
 };
@@ -379,7 +386,7 @@ static void hog_run(void *arg)
 	struct hog_ctx *x = pl->x;
 	bool v;
 	struct kgo_select_case cs[2] = {
-		{ .chan = x->done, .dir = KGO_SELECT_RECV, .elem = &v },
+		{ .chan = pl->done, .dir = KGO_SELECT_RECV, .elem = &v },
 		{ .chan = pl->wake, .dir = KGO_SELECT_RECV, .elem = &v },
 	};
 	long i;
@@ -403,6 +410,13 @@ static void hog_run(void *arg)
  * runnext and inherits its slice there, so the pair as a whole is
  * preempted after one slice; the hogs, which make no kgo call in their
  * loop, lose the P instead (hog.c).
+ *
+ * Both pairs count the same loop, so the counts compare the CPU their
+ * loops got, if over the same stretch of time. A hog finishes the turn
+ * it is in when told to stop, a large part of the window here (and more
+ * when the host is busy); so the light pair is told only once the hogs
+ * have stopped, and counts all the while, as Go's light pair does until
+ * its own end.
  */
 static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 {
@@ -414,10 +428,12 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	KUNIT_ASSERT_NOT_NULL(test, pl);
-	x->done = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
+	x->hog_done = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
+	x->light_done = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
 	x->hog = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
 	x->light = kgo_chan_create(sizeof(bool), 0, GFP_KERNEL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->done));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->hog_done));
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->light_done));
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->hog));
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(x->light));
 	kgo_wg_init(&x->wg);
@@ -428,6 +444,7 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 
 		pl[i] = (struct hog_player){
 			.x = x,
+			.done = is_hog ? x->hog_done : x->light_done,
 			.wake = is_hog ? x->hog : x->light,
 			.counter = is_hog ? &x->hog_count : &x->light_count,
 			.limit = is_hog ? 1000000 : 1000,
@@ -438,15 +455,21 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->hog, &v, 10000 * MS), 0);
 	KUNIT_EXPECT_EQ(test, kgo_chan_send(x->light, &v, 10000 * MS), 0);
 	msleep(HOG_WINDOW_MS);
-	kgo_chan_close(x->done);
-	/* Take each token back, as Go's test does: the pairs then stop. */
-	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->hog, &v, &ok, 10000 * MS), 0);
-	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->light, &v, &ok, 10000 * MS), 0);
+	/*
+	 * Take each token back, as Go's test does: the pairs then stop.
+	 * The hogs' first: their last turn counts against the light pair's
+	 * count over the same time.
+	 */
+	kgo_chan_close(x->hog_done);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->hog, &v, &ok, LONG_MS * MS), 0);
+	kgo_chan_close(x->light_done);
+	KUNIT_EXPECT_EQ(test, kgo_chan_recv(x->light, &v, &ok, LONG_MS * MS), 0);
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
 	kgo_gomaxprocs(prev);
 	hog = READ_ONCE(x->hog_count);
 	light = READ_ONCE(x->light_count);
-	kgo_chan_destroy(x->done);
+	kgo_chan_destroy(x->hog_done);
+	kgo_chan_destroy(x->light_done);
 	kgo_chan_destroy(x->hog);
 	kgo_chan_destroy(x->light);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);

@@ -25,6 +25,7 @@
 #include <kgo.h>
 #include "compat.h"
 #include "g.h"
+#include "monitor.h"
 #include "proc.h"
 #include "sock.h"
 #include "tests/run_g.h"
@@ -507,6 +508,7 @@ static void kgo_sock_pingpong_test(struct kunit *test)
 struct sock_spin {
 	struct kgo_sock *ks;
 	u64 start, end, other_ran;
+	u64 maxgap;		/* longest time between two calls */
 	ssize_t err;
 	struct kgo_waitgroup wg;
 };
@@ -522,6 +524,7 @@ static void sock_spin_other(void *arg)
 static void sock_spin_body(void *arg)
 {
 	struct sock_spin *x = arg;
+	u64 last, now;
 	char b;
 
 	x->start = ktime_get_ns();
@@ -529,9 +532,13 @@ static void sock_spin_body(void *arg)
 	if (kgo_go(sock_spin_other, x, GFP_KERNEL) < 0)
 		kgo_wg_done(&x->wg);
 	/* Until the other ran, or for 2 s, far past a slice. */
-	while (!READ_ONCE(x->other_ran) && ktime_get_ns() - x->start < 2000 * MS) {
+	last = ktime_get_ns();
+	while (!READ_ONCE(x->other_ran) && last - x->start < 2000 * MS) {
 		ssize_t r = kgo_sock_recv(x->ks, &b, 1, KGO_NOWAIT);
 
+		now = ktime_get_ns();
+		x->maxgap = max(x->maxgap, now - last);
+		last = now;
 		if (r != -EAGAIN) {
 			x->err = r;
 			break;
@@ -560,8 +567,15 @@ static void kgo_sock_preempt_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, x.other_ran, 0ULL);
 	KUNIT_EXPECT_LT(test, x.other_ran, x.end);
 	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(preempts), preempts);
-	KUNIT_EXPECT_EQ(test, KGO_TEST_PSTAT(hog_reliefs), reliefs);
-	pr_info("receive loop preempted after %llu us\n", (x.other_ran - x.start) / 1000);
+	/*
+	 * And no relief: that takes a slice without a kgo call after the
+	 * mark. A host that stops the guest's vCPU for that long between
+	 * two calls makes the loop one, as far as the guest can tell.
+	 */
+	if (x.maxgap < (u64)kgo_slice_ms() * MS)
+		KUNIT_EXPECT_EQ(test, KGO_TEST_PSTAT(hog_reliefs), reliefs);
+	pr_info("receive loop preempted after %llu us; longest between calls %llu us\n",
+		(x.other_ran - x.start) / 1000, x.maxgap / 1000);
 	sock_release(peer);
 	kgo_sock_close(x.ks);
 }

@@ -6,7 +6,7 @@
 
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
-#include <linux/sched/clock.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
 
 #include <kgo.h>
@@ -72,10 +72,10 @@ static void kgo_sync_mutex_test(struct kunit *test)
 static void mutex_try_timeout(void *arg)
 {
 	struct mutex_ctx *x = arg;
-	u64 t0 = local_clock();
+	u64 t0 = ktime_get_ns();
 
 	x->holders = kgo_mutex_lock_timeout(&x->m, 20 * MS);
-	x->counter = local_clock() - t0;
+	x->counter = ktime_get_ns() - t0;
 }
 
 static void kgo_sync_mutex_timeout_test(struct kunit *test)
