@@ -19,7 +19,8 @@
  *  - a P whose running G readied another into runnext and has gone on
  *    since the last tick pays the wake-up it deferred (sched.c, rule 5).
  * and once a second it stops Ms that have been idle for m_idle_ms,
- * keeping one per CPU.
+ * keeping one per CPU: it takes them off its lists and tells them to
+ * exit, and a work item waits for them (kgo_monitor_reaper_fn()).
  *
  * The tick starts at 20 us and doubles after 50 idle ticks, up to 10 ms,
  * as in Go. With every P idle the monitor sleeps until a P gets busy
@@ -42,6 +43,8 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
 #include "block.h"
@@ -289,13 +292,47 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
 }
 
 /*
+ * Ms the monitor has told to exit, for kgo_monitor_reaper_fn() to wait
+ * for and free, linked through idle_node. Leaf lock, process context only.
+ */
+static LIST_HEAD(kgo_reaped);
+static DEFINE_SPINLOCK(kgo_reaped_lock);
+
+/*
+ * Waits for the Ms kgo_monitor_reap() stopped, and frees them. Not in
+ * the monitor: each kthread_stop() waits for an M to be scheduled and
+ * exit, and put_task_struct() may free its stack, some 5 ms of the
+ * monitor's time per M on the debug kernel under TCG. A reap of 70 Ms
+ * left by a burst of blocks kept it from ticking for 360 ms, and every
+ * M that blocked meanwhile (eight BLOCK tasks of 20 ms) kept its P with
+ * the goroutines queued there.
+ */
+static void kgo_monitor_reaper_fn(struct work_struct *work)
+{
+	struct kgo_m *m, *tmp;
+	LIST_HEAD(dead);
+
+	spin_lock(&kgo_reaped_lock);
+	list_splice_init(&kgo_reaped, &dead);
+	spin_unlock(&kgo_reaped_lock);
+
+	list_for_each_entry_safe(m, tmp, &dead, idle_node) {
+		kthread_stop(m->task);
+		put_task_struct(m->task);
+		kfree_rcu(m, rcu);	/* debugfs may be reading it */
+	}
+}
+
+static DECLARE_WORK(kgo_monitor_reaper, kgo_monitor_reaper_fn);
+
+/*
  * Stops the Ms that have been idle for m_idle_ms, keeping the most
- * recently parked one of each CPU.
+ * recently parked one of each CPU. Does not wait for them to exit.
  */
 static void kgo_monitor_reap(struct kgo_sched *sched)
 {
 	unsigned long ttl = msecs_to_jiffies(m_idle_ms);
-	struct kgo_m *m, *tmp;
+	struct kgo_m *m;
 	LIST_HEAD(dead);
 	int i;
 
@@ -323,12 +360,13 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 		}
 	}
 	spin_unlock_irq(&sched->lock);
+	if (list_empty(&dead))
+		return;
 
-	list_for_each_entry_safe(m, tmp, &dead, idle_node) {
-		kthread_stop(m->task);
-		put_task_struct(m->task);
-		kfree_rcu(m, rcu);	/* debugfs may be reading it */
-	}
+	spin_lock(&kgo_reaped_lock);
+	list_splice_tail(&dead, &kgo_reaped);
+	spin_unlock(&kgo_reaped_lock);
+	queue_work(system_unbound_wq, &kgo_monitor_reaper);
 }
 
 /*
@@ -474,6 +512,8 @@ void kgo_monitor_exit(void)
 	spin_unlock_irqrestore(&sched->lock, flags);
 	irq_work_sync(&kgo_monitor_kick_work);
 	irq_work_sync(&kgo_monitor_busy_work);
+	/* The Ms it stopped exit before their code goes (no more reaps). */
+	flush_work(&kgo_monitor_reaper);
 	put_task_struct(sched->monitor);
 	sched->monitor = NULL;
 }

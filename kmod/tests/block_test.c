@@ -3,9 +3,10 @@
  * kgo_block: goroutines that block in the kernel, on one P
  * (kgo_gomaxprocs(1)) so that no other P can hide a stalled one by
  * stealing.
- *  - a goroutine in msleep(100) does not stop the other goroutines of
- *    its P: they make progress during the sleep, and the handoff latency
- *    (block to the P running again) is measured;
+ *  - a goroutine asleep in the kernel does not stop the other
+ *    goroutines of its P: it sleeps until they have made progress, which
+ *    they only can on its P if it was handed off; the handoff latency
+ *    (block to the P running again) is logged;
  *  - the same with kgo_block_begin/end, which hands off at once;
  *  - kgo_gomaxprocs() stops and restarts Ps with goroutines queued;
  *  - Ms made for handoffs are stopped once idle, one per CPU kept;
@@ -19,6 +20,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
@@ -35,14 +37,17 @@
 #define LONG_MS		60000
 #define MS		((u64)NSEC_PER_MSEC)
 
+/* Worker steps taken on the blocker's P that wake it up. */
+#define BLK_STEPS	100
+
 struct blk_ctx {
 	bool annotate;		/* use kgo_block_begin/end */
-	unsigned int sleep_ms;
 	atomic_long_t progress;
 	long at_start, at_end;	/* progress when the block began and ended */
 	u64 block_start, block_end;
 	u64 first_after;	/* first worker step after the block began */
-	bool blocking, stop;
+	bool blocking, stop, woke, timed_out;
+	struct completion stepped;	/* BLK_STEPS steps since the block began */
 	struct kgo_waitgroup wg;
 };
 
@@ -51,9 +56,16 @@ static void blk_worker(void *arg)
 	struct blk_ctx *x = arg;
 
 	while (!READ_ONCE(x->stop)) {
-		if (READ_ONCE(x->blocking) && !READ_ONCE(x->first_after))
-			WRITE_ONCE(x->first_after, ktime_get_ns());
-		atomic_long_inc(&x->progress);
+		long n = atomic_long_inc_return(&x->progress);
+
+		if (READ_ONCE(x->blocking)) {
+			if (!READ_ONCE(x->first_after))
+				WRITE_ONCE(x->first_after, ktime_get_ns());
+			if (!READ_ONCE(x->woke) && n - READ_ONCE(x->at_start) >= BLK_STEPS) {
+				WRITE_ONCE(x->woke, true);
+				complete(&x->stepped);
+			}
+		}
 		kgo_yield();
 	}
 	kgo_wg_done(&x->wg);
@@ -77,12 +89,19 @@ static void blk_blocker(void *arg)
 	/* Let the workers get going first. */
 	while (atomic_long_read(&x->progress) < 100)
 		kgo_yield();
-	x->at_start = atomic_long_read(&x->progress);
+	WRITE_ONCE(x->at_start, atomic_long_read(&x->progress));
 	x->block_start = ktime_get_ns();
 	WRITE_ONCE(x->blocking, true);
 	if (x->annotate)
 		kgo_block_begin();
-	msleep(x->sleep_ms);
+	/*
+	 * Asleep in the kernel until the workers, on this P only, have
+	 * stepped on: they cannot unless the P went to another M. Not a
+	 * timed sleep: how soon the P goes is the host's speed, and the
+	 * limit only ends a test that failed.
+	 */
+	x->timed_out = !wait_for_completion_timeout(&x->stepped,
+						    msecs_to_jiffies(LONG_MS));
 	if (x->annotate)
 		kgo_block_end();
 	WRITE_ONCE(x->blocking, false);
@@ -97,32 +116,33 @@ static void blk_run(struct kunit *test, struct blk_ctx *x)
 	u64 handoffs = KGO_TEST_PSTAT(handoffs);
 	int prev = kgo_gomaxprocs(1), i;
 
+	init_completion(&x->stepped);
 	kgo_wg_init(&x->wg);
 	kgo_wg_add(&x->wg, 3);
 	for (i = 0; i < 2; i++)
 		KUNIT_ASSERT_GT(test, kgo_go(blk_worker, x, GFP_KERNEL), 0LL);
 	KUNIT_ASSERT_GT(test, kgo_go(blk_blocker, x, GFP_KERNEL), 0LL);
-	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, 2 * LONG_MS * MS), 0);
 	kgo_gomaxprocs(prev);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 
 	/* The P's other goroutines ran while the blocker slept. */
-	KUNIT_EXPECT_GT(test, x->at_end - x->at_start, 0L);
+	KUNIT_EXPECT_FALSE(test, x->timed_out);
+	KUNIT_EXPECT_GE(test, x->at_end - x->at_start, (long)BLK_STEPS);
 	KUNIT_EXPECT_GT(test, x->first_after, 0ULL);
 	KUNIT_EXPECT_LT(test, x->first_after, x->block_end);
 	KUNIT_EXPECT_GT(test, KGO_TEST_PSTAT(handoffs), handoffs);
-	pr_info("%s: handoff after %llu us; %ld worker steps during a %u ms block\n",
-		x->annotate ? "kgo_block_begin" : "msleep",
+	pr_info("%s: handoff after %llu us; %ld worker steps during a %llu us block\n",
+		x->annotate ? "kgo_block_begin" : "kernel sleep",
 		(x->first_after - x->block_start) / 1000,
-		x->at_end - x->at_start, x->sleep_ms);
+		x->at_end - x->at_start, (x->block_end - x->block_start) / 1000);
 }
 
-static void kgo_block_msleep_test(struct kunit *test)
+static void kgo_block_kernel_sleep_test(struct kunit *test)
 {
 	struct blk_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
-	x->sleep_ms = 100;
 	blk_run(test, x);
 }
 
@@ -132,7 +152,6 @@ static void kgo_block_annotated_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, x);
 	x->annotate = true;
-	x->sleep_ms = 50;
 	blk_run(test, x);
 }
 
@@ -649,7 +668,7 @@ static void kgo_block_calls_inside_test(struct kunit *test)
 }
 
 static struct kunit_case kgo_block_cases[] = {
-	KUNIT_CASE(kgo_block_msleep_test),
+	KUNIT_CASE(kgo_block_kernel_sleep_test),
 	KUNIT_CASE(kgo_block_annotated_test),
 	KUNIT_CASE(kgo_block_gomaxprocs_test),
 	KUNIT_CASE(kgo_block_end_race_test),
