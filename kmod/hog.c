@@ -38,6 +38,24 @@
  *             call, kgo_preempt_point() takes the P back if it went
  *             idle meanwhile, else the G goes to the global queue and
  *             its M parks, as after a handoff (Go's exitsyscall).
+ *   unbind    Meanwhile the monitor lets the hog's M run on any CPU
+ *             (kgo_hog_unbind()), until it next holds a P or parks,
+ *             when it binds itself home again (kgo_m_settle() in
+ *             sched.c). Go's preempted G goes to the global queue and
+ *             runs on whichever P is free first; ours keeps running on
+ *             its M, and bound there it could only share its own CPU.
+ *             A CPU that runs slower than the others for the Ms on it
+ *             (the host's other tasks, interrupts, a slower vCPU) then
+ *             traps hogs: their turns there outlast two slices and are
+ *             relieved, and a relieved M cannot leave, while turns on
+ *             the other CPUs end before a relief and their Gs go back
+ *             to the global queue, from where the trap takes them. On
+ *             emulated 2-CPU kernels both hog pairs of pingpong_hog
+ *             ended up relieved on the slow CPU, light pairs ran alone
+ *             on the other, and the hogs counted 3% to 20% of what the
+ *             light pairs did. Unbound, the kernel's load balancer
+ *             moves the extra M to the CPU that has room, as Go's
+ *             global queue would the G.
  *
  * Why the takeover is safe: the hog's M is off its CPU (we are on it),
  * and it was switched out at a preemption point, where the preempt
@@ -62,12 +80,25 @@
  * also wants hog->p == p; once the hog holds it in both fields, losing
  * it is what every G's use of m->p copes with.
  *
- * Field rules: p->relief_pending, p->relief_tick and p->wantrelief are
- * under sched.lock; m->nextp_relief is set under it and read by the
- * woken M as m.h says. At most one relief per P is under way.
+ * Why the unbind is safe: only an M that holds no P may run off its
+ * CPU. The monitor unbinds only while m->relieved says the M has not
+ * settled since the takeover, and under the M's affinity_lock, which
+ * the M takes to clear it and rebind: so the M cannot hold a P or park
+ * in between (kgo_acquirep() and kgo_stopm() settle first), and the
+ * atomic take-back at sched_in refuses an M that has not. The monitor
+ * is also the only thread that frees Ms (kgo_monitor_reap()), and stops
+ * before any other does at unload: the M it read from p->relieved_m
+ * stays.
+ *
+ * Field rules: p->relief_pending, p->relief_tick, p->wantrelief and
+ * p->relieved_m are under sched.lock; m->nextp_relief is set under it
+ * and read by the woken M as m.h says; m->relieved as m.h says. At most
+ * one relief per P is under way.
  */
 
+#include <linux/cpumask.h>
 #include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/smp.h>
 #include <linux/workqueue.h>
 
@@ -193,11 +224,45 @@ bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
 	    !hog->curg || hog->blocking || hog->insyscall)
 		return false;
 	hog->p = NULL;
+	/* For the monitor: the hog's M may now leave the CPU. */
+	WRITE_ONCE(hog->relieved, true);
+	WRITE_ONCE(p->relieved_m, hog);
 	p->m = m;
 	m->p = p;
 	kgo_pstat_inc(p, hog_reliefs);
 	kgo_pstat_inc(p, mwakes);
 	trace_kgo_hog_relief(p->id, hog->id, hog->curg->goid,
 			     ktime_get_mono_fast_ns() - READ_ONCE(p->mon_schedwhen));
+	return true;
+}
+
+/**
+ * kgo_hog_unbind() - let the M of a hog taken from on @p run anywhere
+ * @sched: the scheduler
+ * @p: a P
+ *
+ * The M runs its G on without a P until the G's next kgo call: on any
+ * CPU the kernel finds room on, rather than beside @p's new M only.
+ *
+ * Context: the monitor, may sleep; takes sched->lock, then the M's
+ * affinity_lock. Return: whether there was one.
+ */
+bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p)
+{
+	struct kgo_m *hog;
+
+	if (!READ_ONCE(p->relieved_m))
+		return false;
+	spin_lock_irq(&sched->lock);
+	hog = p->relieved_m;
+	WRITE_ONCE(p->relieved_m, NULL);
+	spin_unlock_irq(&sched->lock);
+	if (!hog)
+		return false;
+	mutex_lock(&hog->affinity_lock);
+	/* Not settled since the takeover: it holds no P and is not parked. */
+	if (READ_ONCE(hog->relieved) && set_cpus_allowed_ptr(hog->task, cpu_online_mask))
+		pr_debug("M %llu: cannot unbind\n", hog->id);
+	mutex_unlock(&hog->affinity_lock);
 	return true;
 }

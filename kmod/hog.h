@@ -11,5 +11,6 @@ struct kgo_sched;
 bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick);
 void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p);
 bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p);
+bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p);
 
 #endif /* _KGO_HOG_H */

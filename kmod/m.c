@@ -135,6 +135,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	m->id = atomic64_inc_return(&sched->mcreated);
 	m->rand = get_random_u64() | 1;
 	INIT_LIST_HEAD(&m->idle_node);
+	mutex_init(&m->affinity_lock);
 	task = kthread_create_on_node(kgo_m_main, m, cpu_to_node(home->cpu),
 				      "kgo/%d:%llu", home->cpu, m->id);
 	if (IS_ERR(task)) {

@@ -4,6 +4,7 @@
 
 #include <linux/list.h>
 #include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -33,6 +34,9 @@ enum kgo_mreq {
  *   I: set at creation
  *   M: only this M's kthread
  *   L: under sched->lock
+ *   X: set under sched->lock by the M that takes this one's P
+ *      (kgo_hog_takeover()); cleared by this M under affinity_lock and
+ *      sched->lock; the monitor reads it under affinity_lock
  */
 struct kgo_m {
 	struct task_struct *task;	/* I */
@@ -50,6 +54,13 @@ struct kgo_m {
 	unsigned int memalloc_base;	/* M: PF_MEMALLOC* flags at start */
 	bool insyscall;			/* M: blocked with its P in SYSCALL */
 	bool blocking;			/* M: inside kgo_block_begin/end */
+	/*
+	 * A hog whose P was taken (hog.c) may run anywhere until it next
+	 * holds a P or parks: the monitor lets it go, the M binds itself
+	 * home again (kgo_m_settle() in sched.c).
+	 */
+	bool relieved;			/* X: taken from, not yet settled */
+	struct mutex affinity_lock;	/* the monitor's unbind vs the M's rebind */
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 	struct preempt_notifier pn;	/* M: tells us when it blocks */
 #endif

@@ -273,6 +273,7 @@ static bool kgo_monitor_tick(struct kgo_sched *sched)
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
+		acted |= kgo_hog_unbind(sched, p);
 		switch (READ_ONCE(p->status)) {
 		case KGO_P_SYSCALL:
 			acted |= kgo_retake(sched, p, now,

@@ -95,6 +95,7 @@ struct kgo_p {
 	bool relief_pending;		/* L: a relief M is on its way (hog.c) */
 	bool wantspare;			/* L: a spare M is to be created (kgo_newm_spare) */
 	u32 relief_tick;		/* L: ... for the slice with this schedtick */
+	struct kgo_m *relieved_m;	/* L: a hog taken from, for the monitor to unbind */
 	struct work_struct newm_work;	/* creates Ms for wantm, wantrelief, wantspare */
 
 	struct kgo_m *m;		/* O (L when changing hands) */

@@ -681,6 +681,36 @@ static void kgo_m_rebind(struct kgo_m *m)
 }
 
 /*
+ * kgo_m_settle() - bind the M home again before it holds a P or parks
+ * @m: the M, holding no P
+ *
+ * A relieved hog's M may run anywhere (kgo_hog_unbind(), hog.c) until
+ * here. Its P is its home CPU's, and a parked M is woken to relieve a
+ * hog on that CPU, so both want it home. m->relieved is read without
+ * the lock first: it was set under sched->lock with m->p = NULL, which
+ * this M saw before coming here through sched->lock (the take-back,
+ * the global queue, mtransit); and it is set again only for an M that
+ * holds a P, which this one does not.
+ *
+ * Context: the M itself, may sleep, nothing held.
+ */
+static void kgo_m_settle(struct kgo_m *m)
+{
+	unsigned long flags;
+
+	if (likely(!READ_ONCE(m->relieved))) {
+		kgo_m_rebind(m);
+		return;
+	}
+	mutex_lock(&m->affinity_lock);
+	spin_lock_irqsave(&m->sched->lock, flags);
+	WRITE_ONCE(m->relieved, false);
+	spin_unlock_irqrestore(&m->sched->lock, flags);
+	kgo_m_rebind(m);
+	mutex_unlock(&m->affinity_lock);
+}
+
+/*
  * Context: the M, nothing held; @p was handed to it under sched->lock.
  * Preemptible when a G takes its P back (kgo_reacquire_home()): a hog
  * relief that switches us out between the two stores sees p->m but not
@@ -689,7 +719,7 @@ static void kgo_m_rebind(struct kgo_m *m)
 static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
 {
 	WARN_ON_ONCE(p->m || m->p || p != m->home);
-	kgo_m_rebind(m);
+	kgo_m_settle(m);
 	p->m = m;
 	barrier();	/* the hog's own CPU reads them: program order */
 	m->p = p;
@@ -738,7 +768,9 @@ void kgo_reacquire_home_atomic(struct kgo_m *m)
 {
 	struct kgo_p *p;
 
-	if (!cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
+	/* Unsettled, it may be unbound at any time (hog.c). */
+	if (READ_ONCE(m->relieved) ||
+	    !cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
 		return;
 	p = kgo_pidleget_home(m);
 	if (p) {
@@ -853,6 +885,7 @@ static bool kgo_stopm(struct kgo_m *m)
 	unsigned long flags;
 	bool spinning;
 
+	kgo_m_settle(m);
 again:
 	spin_lock_irqsave(&sched->lock, flags);
 	WARN_ON_ONCE(!home->mtransit);
