@@ -7,7 +7,10 @@
  * was compiled with, so that old binaries keep working on new modules
  * and new binaries on old modules:
  *
- *  - a @size below the struct's first version gives -EINVAL;
+ *  - a @size below the struct's first version gives -EINVAL: each
+ *    struct's first size is named KGO_<STRUCT>_SIZE_VER0 below, and
+ *    every size from it up to today's sizeof() is accepted; fields a
+ *    shorter struct lacks read as zero, and are not written back;
  *  - a @size larger than the module knows is accepted if every byte past
  *    what the module knows is zero, and gives -E2BIG otherwise;
  *  - @flags bits the module does not know give -EINVAL, never silently
@@ -199,6 +202,8 @@ struct kgo_task {
 	__aligned_u64 __reserved;
 };
 
+#define KGO_TASK_SIZE_VER0	48	/* the first version: up to @__reserved */
+
 /**
  * struct kgo_submit - argument of KGO_IOC_SUBMIT
  * @size: in: sizeof(struct kgo_submit)
@@ -206,8 +211,9 @@ struct kgo_task {
  * @tasks: in: user address of an array of @nr task descriptors
  * @nr: in: how many
  * @task_size: in: the size of one descriptor in that array, as the
- *	       caller knows struct kgo_task (the same growth rules apply to
- *	       each descriptor as to an ioctl struct)
+ *	       caller knows struct kgo_task, at least %KGO_TASK_SIZE_VER0
+ *	       (the same growth rules apply to each descriptor as to an
+ *	       ioctl struct)
  *
  * Tasks are accepted in order. Each accepted task completes exactly
  * once: done, failed, or cancelled. The ioctl returns the number
@@ -229,6 +235,8 @@ struct kgo_submit {
 	__u32 nr;
 	__u32 task_size;
 };
+
+#define KGO_SUBMIT_SIZE_VER0	24	/* the first version: up to @task_size */
 
 /**
  * struct kgo_completion - one completion record, as read(2) returns it
@@ -260,6 +268,8 @@ struct kgo_completion {
 	__aligned_u64 ended_ns;
 };
 
+#define KGO_COMPLETION_SIZE_VER0 56	/* the first version: up to @ended_ns */
+
 /**
  * struct kgo_wait - argument of KGO_IOC_WAIT
  * @size: in: sizeof(struct kgo_wait)
@@ -282,6 +292,8 @@ struct kgo_wait {
 	__u32 ready;
 	__aligned_u64 timeout_ns;
 };
+
+#define KGO_WAIT_SIZE_VER0	24	/* the first version: up to @timeout_ns */
 
 #define KGO_WAIT_FOREVER	(~0ULL)
 
@@ -310,6 +322,8 @@ struct kgo_cancel {
 	__u32 cancelled;
 	__u32 __reserved;
 };
+
+#define KGO_CANCEL_SIZE_VER0	24	/* the first version: up to @__reserved */
 
 #define KGO_CANCEL_ALL		(1U << 0)
 #define KGO_CANCEL_RUNNING	(1U << 1)
@@ -418,6 +432,8 @@ struct kgo_ring_offsets {
 	__u32 __reserved;
 };
 
+#define KGO_RING_OFFSETS_SIZE_VER0 32	/* the first version: up to @__reserved */
+
 /**
  * struct kgo_ring_params - argument of KGO_IOC_RING_SETUP
  * @size: in: sizeof(struct kgo_ring_params)
@@ -449,6 +465,8 @@ struct kgo_ring_params {
 	struct kgo_ring_offsets off;
 	__aligned_u64 __reserved;
 };
+
+#define KGO_RING_PARAMS_SIZE_VER0 64	/* the first version: up to @__reserved */
 
 /*
  * A goroutine of the module polls the SQ (io_uring's SQPOLL): tasks the
@@ -511,6 +529,8 @@ struct kgo_enter {
 	__aligned_u64 timeout_ns;
 };
 
+#define KGO_ENTER_SIZE_VER0	24	/* the first version: up to @timeout_ns */
+
 /* KGO_IOC_ENTER flags */
 #define KGO_ENTER_SQ_WAKEUP	(1U << 0)	/* wake a sleeping SQ poller */
 
@@ -566,7 +586,7 @@ struct kgo_proc_stats {
 
 /**
  * struct kgo_stats - argument of KGO_IOC_STATS
- * @size: in: sizeof(struct kgo_stats)
+ * @size: in: sizeof(struct kgo_stats), at least %KGO_STATS_SIZE_VER0
  * @flags: in: must be 0
  * @procs: in: user address of room for @procs_max records, or 0
  * @procs_max: in: how many records fit there
@@ -613,6 +633,10 @@ struct kgo_stats {
 	__aligned_u64 sqpoll_ns;
 	__aligned_u64 sqpoll_tasks;
 };
+
+/* The first version ended at @latency; @sqpoll_ns and @sqpoll_tasks came next. */
+#define KGO_STATS_SIZE_VER0	336
+#define KGO_STATS_SIZE_VER1	352	/* up to and including @sqpoll_tasks */
 
 #define KGO_PROC_STATS_SIZE_VER0	144	/* the first version: spinning included */
 
