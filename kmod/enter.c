@@ -108,7 +108,7 @@ static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
 	c->kind = t->kind;
 	c->__reserved = 0;
 	c->queued_ns = start;
-	c->started_ns = start;
+	c->started_ns = cpu == ~0U ? 0 : start;	/* 0: it never ran */
 	c->ended_ns = end;
 	kgo_ring_post_commit(r);
 	if (++*held == KGO_RING_INLINE_HOLD) {

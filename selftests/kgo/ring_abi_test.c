@@ -147,6 +147,34 @@ TEST_F(ring, setup_bad_params)
 	EXPECT_EQ(EBUSY, errno);
 }
 
+/*
+ * mmap_size and off are the module's answers: input there must be 0
+ * (-EINVAL, as the header says), and a refused setup leaves the fd
+ * without a ring, free to set one up.
+ */
+TEST_F(ring, setup_output_fields_in)
+{
+	struct kgo_ring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.sq_entries = 8;
+	p.mmap_size = 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.mmap_size = 0;
+	p.off.cqes = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.off.cqes = 0;
+	p.off.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, enter(self->fd, 0, 0, 0));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(0, setup(self->fd, &p, 8, 0));
+}
+
 TEST_F(ring, enter_without_ring)
 {
 	EXPECT_EQ(-1, enter(self->fd, 1, 0, 0));

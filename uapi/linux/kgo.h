@@ -13,6 +13,10 @@
  *    shorter struct lacks read as zero, and are not written back;
  *  - a @size larger than the module knows is accepted if every byte past
  *    what the module knows is zero, and gives -E2BIG otherwise;
+ *  - a @size larger than a page (the system's page size) is no struct
+ *    version at all: -E2BIG, whatever the bytes past it, as clone3()
+ *    and openat2() answer; the same holds for the task size of
+ *    KGO_IOC_SUBMIT;
  *  - @flags bits the module does not know give -EINVAL, never silently
  *    ignored; fields named __reserved must be zero (-EINVAL);
  *  - output fields are written back only within @size bytes.
@@ -63,7 +67,9 @@
  * @mem_budget: out: bytes that goroutine stacks and structs may hold in
  *		all (the max_mem_mb parameter). A spawn that would not
  *		leave room for one more stack fails with -ENOMEM: SUBMIT
- *		refuses the task, a SPAWN task completes with it.
+ *		refuses the task, a SPAWN task completes with it (and
+ *		with -EAGAIN when the user's max_user_goroutines is
+ *		reached first).
  *
  * Describes the loaded module so that a tool can check it speaks the
  * same ABI before it submits anything.
@@ -97,7 +103,11 @@ struct kgo_info {
  *                     children (the fan-out, 1..KGO_SPAWN_MAX_FANOUT)
  *                     down to args[1] levels below the root, and waits
  *                     for them with a WaitGroup. At most
- *                     KGO_SPAWN_MAX_NODES nodes (-E2BIG).
+ *                     KGO_SPAWN_MAX_NODES nodes (-E2BIG). A tree
+ *                     that cannot grow completes with the nodes it
+ *                     ran and status -EAGAIN (the user's
+ *                     max_user_goroutines is reached) or -ENOMEM
+ *                     (kgo's memory budget, see struct kgo_info).
  *                                                     result: nodes run
  *  KGO_TASK_CHECKSUM  CRC32C (Castagnoli, initial ~0, final xor ~0, as
  *                     iSCSI and ext4 use it) of args[1] bytes at user
@@ -446,13 +456,15 @@ struct kgo_ring_offsets {
  *		many, a power of two
  * @sq_idle_ms: in: with %KGO_RING_SQPOLL, how long the poller polls an
  *		empty SQ before it sleeps, 1..1000 (0: 10); else 0
- * @mmap_size: out: the length to mmap(2)
- * @off: out: where the indices and entries are in the mapping
+ * @mmap_size: out: the length to mmap(2); must be 0 on input
+ * @off: out: where the indices and entries are in the mapping; must be
+ *	 all 0 on input
  * @__reserved: must be 0
  *
  * Returns 0; -EBUSY if the fd has a ring already (one per fd);
  * -EINVAL for sizes out of range, unknown flags, non-zero reserved
- * fields; -EAGAIN if the CQ's entries do not fit in the fd's or the
+ * fields or a non-zero @mmap_size or @off on input (so that they may
+ * carry input in a later version); -EAGAIN if the CQ's entries do not fit in the fd's or the
  * user's cap on tasks in flight (see above); -ENOMEM.
  */
 struct kgo_ring_params {
@@ -511,7 +523,11 @@ struct kgo_ring_params {
  * fewer than @to_submit: it stops at the first it cannot accept, and
  * returns the reason if that is the first: -EBUSY (the CQ could
  * overflow: consume completions first), -EAGAIN (the user's
- * max_user_goroutines), -ENOMEM (memory, or kgo's memory budget),
+ * max_user_goroutines; this fd's max_bytes for CHECKSUM buffers; or
+ * every one of the ring's cq_entries task slots still held: a task
+ * whose completion is in the CQ, even consumed, keeps its slot until
+ * its goroutine has exited, a moment later, so enter again),
+ * -ENOMEM (memory, or kgo's memory budget),
  * -EINVAL (a sq_tail too far ahead of sq_head). When nothing was
  * consumed, a wait that did not end well returns -ETIMEDOUT or -EINTR;
  * when something was, the wait's outcome is what the CQ shows. Also
