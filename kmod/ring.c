@@ -26,9 +26,15 @@
  *   cq_tail  us, under session->lock (the CQ's one producer at a time),
  *            from our own copy cq_ktail. Store-release after the entry
  *            is written (kgo_ring_post): pairs with the caller's
- *            load-acquire before it reads entries.
- *   cq_head  the caller. We load-acquire it (enter.c) before we promise
- *            its slots to new tasks: pairs with the caller's
+ *            load-acquire before it reads entries. The shared cq_tail
+ *            is stored before cq_ktail, so that a waiter who sees
+ *            cq_ktail reach its count returns to a caller who sees the
+ *            entries too. The caller may so consume an entry before
+ *            cq_ktail shows it: nothing compares cq_head with cq_ktail
+ *            as a bound (ring.h's kgo_ring_cq_room() bounds it by
+ *            "issued").
+ *   cq_head  the caller. We load-acquire it (enter.c, sqpoll.c) before
+ *            we promise its slots to new tasks: pairs with the caller's
  *            store-release after it read them, so our later writes there
  *            cannot overtake its reads.
  *
@@ -537,5 +543,7 @@ bool kgo_ring_cq_pending(struct kgo_ring *r)
 		WRITE_ONCE(r->poll_armed, true);
 	/* Pairs with kgo_ring_wake()'s: we see the tail, or it sees us armed. */
 	smp_mb();
-	return READ_ONCE(r->cq_ktail) != READ_ONCE(*r->cq_head);
+	/* The caller's head may be ahead of cq_ktail: see kgo_ring_post_commit(). */
+	return !kgo_ring_reached(READ_ONCE(*r->cq_head), READ_ONCE(r->cq_ktail));
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_ring_cq_pending);

@@ -71,8 +71,8 @@ static bool kgo_sqpoll_pending(struct kgo_ring *r)
 {
 	return kgo_ring_sq_ready(READ_ONCE(*r->sq_tail), READ_ONCE(r->sq_khead),
 				 r->sq_entries) > 0 &&
-	       kgo_ring_cq_room(READ_ONCE(r->issued), READ_ONCE(r->cq_ktail),
-				READ_ONCE(*r->cq_head), r->cq_entries) > 0;
+	       kgo_ring_cq_room(READ_ONCE(r->issued), READ_ONCE(*r->cq_head),
+				r->cq_entries) > 0;
 }
 
 /* Sleeps until woken or closed. Return: false once the fd is closed. */

@@ -387,8 +387,9 @@ struct kgo_cancel {
  * returns -EBUSY when it consumed nothing: consume completions (advance
  * cq_head), then enter again. The module never trusts an index the
  * caller writes: a sq_tail more than sq_entries past sq_head is -EINVAL,
- * a cq_head that is not between what the module promised and wrote
- * counts as a full CQ; each slot the module touches is index & mask.
+ * a cq_head more than cq_entries behind, or ahead of, the tasks the
+ * module consumed from the SQ counts as a full CQ; each slot the module
+ * touches is index & mask.
  *
  * Each SQ entry is copied once, then validated as KGO_IOC_SUBMIT does:
  * one that is not a valid task (-EINVAL, -E2BIG, -EFAULT for a
