@@ -28,7 +28,7 @@ struct kgo_ring {
 	void *mem;			/* I: our mapping of them (vmap) */
 	u32 *sq_head, *sq_tail;		/* I: K, U */
 	u32 *cq_head, *cq_tail;		/* I: U, K */
-	u32 *sq_flags;			/* I: K */
+	u32 *sq_flags;			/* I: K, by the SQ poller only (sqpoll.c) */
 	struct kgo_task *sqes;		/* I: U */
 	struct kgo_completion *cqes;	/* I: K */
 	u32 sq_entries, cq_entries;	/* I: powers of two */

@@ -564,4 +564,126 @@ TEST_F(ring, ioctl_beside_ring)
 	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, &w));
 }
 
+/* ----- the user's goroutine cap and the SQ poller ----- */
+
+#define PARAMS		"/sys/module/kgo/parameters/"
+
+static long read_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int write_param(const char *name, long v)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return write_str(path, buf);
+}
+
+/* max_user_goroutines, put back after each test. */
+FIXTURE(capped) {
+	long goroutines;
+	int fd;
+};
+
+FIXTURE_SETUP(capped)
+{
+	self->goroutines = read_param("max_user_goroutines");
+	ASSERT_LT(0, self->goroutines);
+	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(capped)
+{
+	close(self->fd);
+	write_param("max_user_goroutines", self->goroutines);
+}
+
+static uint64_t sqpoll_ns(struct __test_metadata *_metadata, int fd)
+{
+	struct kgo_stats st = { .size = sizeof(st) };
+
+	EXPECT_EQ(0, ioctl(fd, KGO_IOC_STATS, &st));
+	return st.sqpoll_ns;
+}
+
+/*
+ * An SQ entry the poller must refuse for a reason not its own (the
+ * user's goroutine cap is full): the poller backs off instead of
+ * retrying flat out, says why in sq_flags, and consumes the entry once
+ * the cap has room again.
+ */
+TEST_F(capped, sqpoll_refused_backs_off)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ, .flags = KGO_RING_SQPOLL,
+				     .sq_idle_ms = 10 };
+	struct kgo_task sleep = { .kind = KGO_TASK_SLEEP, .args = { 5 * NSEC } };
+	struct kgo_cancel cn = { .size = sizeof(cn),
+				 .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING };
+	struct kgo_ring r = { .fd = -1 };
+	struct kgo_completion *c;
+	uint64_t t0, busy, wall;
+	unsigned int held = 0;
+	int rfd;
+
+	ASSERT_EQ(0, write_param("max_user_goroutines", 4));
+	rfd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, rfd);
+	ASSERT_EQ(0, kgo_ring_init_params(rfd, &r, &p));
+	/* Fill the cap with SLEEPs, up to SUBMIT's -EAGAIN. */
+	while (held < 8 && submit(self->fd, &sleep, 1) == 1)
+		held++;
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_LT(0, held);
+
+	put(&r, KGO_TASK_NOP, 1);
+	EXPECT_EQ(1, kgo_ring_submit(&r));
+	t0 = now_ns();
+	while (!(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & KGO_SQ_EAGAIN) &&
+	       now_ns() - t0 < 5 * NSEC)
+		usleep(1000);
+	EXPECT_TRUE(*r.sq_flags & KGO_SQ_EAGAIN) TH_LOG("sq_flags %#x", *r.sq_flags);
+	EXPECT_FALSE(*r.sq_flags & KGO_SQ_ENOMEM);
+
+	/* A second of refusals: the poller is awake for a small part of it. */
+	t0 = now_ns();
+	busy = sqpoll_ns(_metadata, rfd);
+	usleep(1000000);
+	busy = sqpoll_ns(_metadata, rfd) - busy;
+	wall = now_ns() - t0;
+	EXPECT_GT(wall / 5, busy) TH_LOG("poller awake %llu of %llu ns",
+					 (unsigned long long)busy, (unsigned long long)wall);
+	EXPECT_EQ(0, kgo_ring_cq_ready(&r));
+	EXPECT_EQ(1, kgo_ring_sq_ready(&r));
+
+	/* Room again: the entry is consumed, and the flag goes. */
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, &cn));
+	EXPECT_EQ(held, cn.cancelled);
+	t0 = now_ns();
+	while (!kgo_ring_cq_ready(&r) && now_ns() - t0 < 10 * NSEC)
+		usleep(1000);
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&r, &c));
+	EXPECT_EQ(1, c->tag);
+	EXPECT_EQ(0, c->status);
+	kgo_ring_cqe_seen(&r, c);
+	EXPECT_FALSE(*r.sq_flags & (KGO_SQ_EAGAIN | KGO_SQ_ENOMEM))
+		TH_LOG("sq_flags %#x", *r.sq_flags);
+	kgo_ring_exit(&r);
+	close(rfd);
+}
+
 TEST_HARNESS_MAIN

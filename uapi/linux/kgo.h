@@ -505,6 +505,19 @@ struct kgo_ring_params {
 /* sq_flags bits */
 #define KGO_SQ_NEED_WAKEUP	(1U << 0)
 
+/*
+ * The SQ poller could not consume the entry at sq_head, for a reason
+ * that is not the entry's fault, and left it there: KGO_SQ_EAGAIN for
+ * what ENTER reports as -EAGAIN (the user's max_user_goroutines, say),
+ * KGO_SQ_ENOMEM for -ENOMEM (memory, kgo's memory budget, the memory
+ * cgroup). It retries on a timer, after 1 ms, then twice as long each
+ * time, up to sq_idle_ms; KGO_ENTER_SQ_WAKEUP makes it retry at once.
+ * The bit is cleared once it consumes again. A module older than these
+ * bits never sets them (its poller retries without a pause).
+ */
+#define KGO_SQ_EAGAIN		(1U << 1)
+#define KGO_SQ_ENOMEM		(1U << 2)
+
 /**
  * struct kgo_enter - argument of KGO_IOC_ENTER
  * @size: in: sizeof(struct kgo_enter)
