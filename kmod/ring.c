@@ -92,6 +92,7 @@
 #include "ring.h"
 #include "session.h"
 #include "task.h"
+#include "user.h"
 
 #define KGO_RING_FLAGS		(KGO_RING_NO_TIMES | KGO_RING_SQPOLL)
 
@@ -225,6 +226,40 @@ static void kgo_ring_init_mem(struct kgo_ring *r)
 	INIT_LIST_HEAD(&r->waiters);
 }
 
+/*
+ * What a ring costs its user, taken before anything is allocated: one
+ * of max_user_rings, one of max_user_goroutines for a poller, and the
+ * CQ's entries as tasks in flight. Return: 0 or -EAGAIN.
+ */
+static int kgo_ring_charge(struct kgo_session *s, u32 flags, u32 cq_entries)
+{
+	int ret = -EAGAIN;
+
+	if (!kgo_user_ring_get(s->user))
+		return ret;
+	if ((flags & KGO_RING_SQPOLL) && !kgo_user_g_get(s->user))
+		goto err_ring;
+	ret = kgo_session_reserve(s, cq_entries);
+	if (ret)
+		goto err_g;
+	return 0;
+
+err_g:
+	if (flags & KGO_RING_SQPOLL)
+		kgo_user_g_put(s->user);
+err_ring:
+	kgo_user_ring_put(s->user);
+	return ret;
+}
+
+static void kgo_ring_uncharge(struct kgo_session *s, u32 flags, u32 cq_entries)
+{
+	kgo_session_unreserve_n(s, cq_entries);
+	if (flags & KGO_RING_SQPOLL)
+		kgo_user_g_put(s->user);
+	kgo_user_ring_put(s->user);
+}
+
 /* Checks @p and fills in the sizes; the caller's max_inflight is @cq_max. */
 static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
 {
@@ -255,8 +290,8 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
  * @s: the session
  * @p: the caller's parameters, copied in; the answers are written there
  *
- * Makes the ring, its CQ's entries reserved against the caps, but does
- * not give it to @s: kgo_ring_install() does, once the caller has
+ * Makes the ring, charged to the user's caps before anything is
+ * allocated (kgo_ring_charge()), but does not give it to @s: kgo_ring_install() does, once the caller has
  * learnt where things are, or kgo_ring_destroy() undoes it.
  *
  * Context: process, may sleep. Return: the ring or an ERR_PTR (see the
@@ -276,9 +311,18 @@ struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *
 		return ERR_PTR(ret);
 	if (READ_ONCE(s->ring))
 		return ERR_PTR(-EBUSY);
+	/*
+	 * The caps first, so that a user past them allocates nothing: the
+	 * ring itself, its poller's goroutine, and the CQ's slots as tasks
+	 * in flight, all for as long as the ring lives.
+	 */
+	ret = kgo_ring_charge(s, p->flags, p->cq_entries);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = -ENOMEM;
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
-		return ERR_PTR(-ENOMEM);
+		goto err_uncharge;
 	r->s = s;
 	r->sq_entries = p->sq_entries;
 	r->cq_entries = p->cq_entries;
@@ -290,15 +334,13 @@ struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *
 	if (ret)
 		goto err_free;
 	kgo_ring_init_mem(r);
-	/* The CQ's slots are tasks in flight, for as long as the ring lives. */
-	ret = kgo_session_reserve(s, r->cq_entries);
-	if (ret)
-		goto err_free;
 	p->mmap_size = size;
 	return r;
 
 err_free:
 	kgo_ring_free_mem(r);
+err_uncharge:
+	kgo_ring_uncharge(s, p->flags, p->cq_entries);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_ring_create);
@@ -326,7 +368,7 @@ void kgo_ring_destroy(struct kgo_ring *r)
 {
 	WARN_ON_ONCE(!list_empty(&r->waiters));
 	kgo_sqpoll_free(r);
-	kgo_session_unreserve_n(r->s, r->cq_entries);
+	kgo_ring_uncharge(r->s, r->flags, r->cq_entries);
 	kgo_ring_free_mem(r);
 }
 

@@ -6,7 +6,9 @@
  *
  * The poller is a goroutine, spawned by the caller of KGO_IOC_RING_SETUP
  * (so its tasks' goroutines are charged to the caller's memcg, as
- * kgo_newproc() does for a goroutine's children). It loops: consume
+ * kgo_newproc() does for a goroutine's children), and one of the user's
+ * max_user_goroutines for as long as the ring lives (ring.c charges it
+ * at setup, before anything is allocated). It loops: consume
  * every entry published (enter.c's kgo_ring_submit(), as ENTER would),
  * then kgo_yield(), so that the goroutines it made, queued on its own
  * P, run between its looks. After sq_idle_ms with nothing to consume it

@@ -593,9 +593,9 @@ static int write_param(const char *name, long v)
 	return write_str(path, buf);
 }
 
-/* max_user_goroutines, put back after each test. */
+/* max_user_goroutines and max_user_rings, put back after each test. */
 FIXTURE(capped) {
-	long goroutines;
+	long goroutines, rings;
 	int fd;
 };
 
@@ -603,6 +603,7 @@ FIXTURE_SETUP(capped)
 {
 	self->goroutines = read_param("max_user_goroutines");
 	ASSERT_LT(0, self->goroutines);
+	self->rings = read_param("max_user_rings");
 	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
 }
@@ -611,6 +612,8 @@ FIXTURE_TEARDOWN(capped)
 {
 	close(self->fd);
 	write_param("max_user_goroutines", self->goroutines);
+	if (self->rings > 0)
+		write_param("max_user_rings", self->rings);
 }
 
 static uint64_t sqpoll_ns(struct __test_metadata *_metadata, int fd)
@@ -684,6 +687,80 @@ TEST_F(capped, sqpoll_refused_backs_off)
 		TH_LOG("sq_flags %#x", *r.sq_flags);
 	kgo_ring_exit(&r);
 	close(rfd);
+}
+
+/*
+ * A poller is a goroutine the user caused: it counts against
+ * max_user_goroutines. With the cap at 4, 8 fds each setting up an
+ * SQPOLL ring: the fifth setup is refused (-EAGAIN), as is a task
+ * then; closing one ring's fd gives its place back.
+ */
+TEST_F(capped, sqpoll_counts_against_cap)
+{
+	struct kgo_task t = { .kind = KGO_TASK_NOP };
+	struct kgo_ring_params p;
+	int fds[8], i, made = 0;
+
+	ASSERT_EQ(0, write_param("max_user_goroutines", 4));
+	for (i = 0; i < 8; i++) {
+		fds[i] = open(KGO_DEVICE_PATH, O_RDWR);
+		ASSERT_LE(0, fds[i]);
+		memset(&p, 0, sizeof(p));
+		p.size = sizeof(p);
+		p.sq_entries = 1;
+		p.cq_entries = 1;
+		p.flags = KGO_RING_SQPOLL;
+		if (ioctl(fds[i], KGO_IOC_RING_SETUP, &p) == 0)
+			made++;
+		else
+			EXPECT_EQ(EAGAIN, errno) TH_LOG("ring %d: %s", i, strerror(errno));
+	}
+	EXPECT_EQ(4, made);
+	/* No goroutine left for a task either. */
+	EXPECT_EQ(-1, submit(self->fd, &t, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	/* A poller gone gives its place back (its exit is asynchronous). */
+	close(fds[0]);
+	for (i = 0; i < 1000; i++) {
+		memset(&p, 0, sizeof(p));
+		p.size = sizeof(p);
+		p.sq_entries = 1;
+		p.flags = KGO_RING_SQPOLL;
+		if (ioctl(fds[7], KGO_IOC_RING_SETUP, &p) == 0)
+			break;
+		ASSERT_EQ(EAGAIN, errno);
+		usleep(10000);
+	}
+	EXPECT_GT(1000, i);
+	for (i = 1; i < 8; i++)
+		close(fds[i]);
+}
+
+/*
+ * Rings are capped per user, whatever their size, before anything is
+ * allocated: the third of two is -EAGAIN, and leaves that fd free to set
+ * one up once another fd's ring is gone.
+ */
+TEST_F(capped, rings_cap)
+{
+	struct kgo_ring_params p;
+	int fds[3], i;
+
+	ASSERT_LT(0, self->rings) TH_LOG("no max_user_rings parameter");
+	ASSERT_EQ(0, write_param("max_user_rings", 2));
+	for (i = 0; i < 3; i++) {
+		fds[i] = open(KGO_DEVICE_PATH, O_RDWR);
+		ASSERT_LE(0, fds[i]);
+	}
+	EXPECT_EQ(0, setup(fds[0], &p, 1, 1));
+	EXPECT_EQ(0, setup(fds[1], &p, 1, 1));
+	EXPECT_EQ(-1, setup(fds[2], &p, 1, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	/* Unmapped and closed, with nothing in flight: freed at once. */
+	close(fds[0]);
+	EXPECT_EQ(0, setup(fds[2], &p, 1, 1)) TH_LOG("%s", strerror(errno));
+	close(fds[1]);
+	close(fds[2]);
 }
 
 TEST_HARNESS_MAIN

@@ -119,6 +119,10 @@ struct kgo_info {
  *                                                     result: ns slept
  *  KGO_TASK_PINGPONG  two goroutines exchange args[0] round trips, at
  *                     most KGO_PINGPONG_MAX, over unbuffered channels.
+ *                     (This kind, SELECT and PINGPONG_HOG run a second
+ *                     goroutine, the user's too: when the user's
+ *                     max_user_goroutines leaves no room for it, the
+ *                     task completes with -EAGAIN.)
  *                                                     result: round trips
  *  KGO_TASK_SELECT    a producer goroutine sends args[0] values (at most
  *                     KGO_SELECT_TASK_MAX), one every args[1] ns (at
@@ -400,8 +404,10 @@ struct kgo_cancel {
  * The caps: the CQ's entries count as tasks in flight against the
  * fd's max_inflight and the user's max_user_inflight from setup until
  * the ring goes (its fd closed and unmapped, every task done); tasks
- * still take the user's max_user_goroutines one each, and CHECKSUM
- * buffers count against max_bytes. The ring's memory is charged to the
+ * still take the user's max_user_goroutines one each (and the poller of
+ * a %KGO_RING_SQPOLL ring one, from setup until the ring goes), and
+ * CHECKSUM buffers count against max_bytes. The ring itself is one of
+ * the user's max_user_rings. The ring's memory is charged to the
  * caller's memory cgroup.
  *
  * The mapping may be unmapped, and mapped again, at any time: the
@@ -465,8 +471,12 @@ struct kgo_ring_offsets {
  * Returns 0; -EBUSY if the fd has a ring already (one per fd);
  * -EINVAL for sizes out of range, unknown flags, non-zero reserved
  * fields or a non-zero @mmap_size or @off on input (so that they may
- * carry input in a later version); -EAGAIN if the CQ's entries do not fit in the fd's or the
- * user's cap on tasks in flight (see above); -ENOMEM.
+ * carry input in a later version); -EAGAIN if the CQ's entries do not
+ * fit in the fd's or the user's cap on tasks in flight (see above), if
+ * the user has max_user_rings rings already, or if a poller
+ * (%KGO_RING_SQPOLL), which counts as one of the user's
+ * max_user_goroutines for the ring's life, does not fit; -ENOMEM.
+ * Nothing is allocated before the caps are checked.
  */
 struct kgo_ring_params {
 	__u32 size;
