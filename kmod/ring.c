@@ -291,8 +291,9 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
  * @p: the caller's parameters, copied in; the answers are written there
  *
  * Makes the ring, charged to the user's caps before anything is
- * allocated (kgo_ring_charge()), but does not give it to @s: kgo_ring_install() does, once the caller has
- * learnt where things are, or kgo_ring_destroy() undoes it.
+ * allocated (kgo_ring_charge()), but does not give it to @s:
+ * kgo_ring_install() does, once the caller has learnt where things
+ * are, or kgo_ring_destroy() undoes it.
  *
  * Context: process, may sleep. Return: the ring or an ERR_PTR (see the
  * uapi).

@@ -43,8 +43,8 @@ struct kgo_ring {
 	struct llist_head free;		/* A: jobs given back, any context */
 	struct llist_node *cache;	/* M: jobs taken off free, not yet used */
 
-	u32 cq_ktail;			/* S, A (racy reads): our cq_tail, stored
-					 * after the shared one (ring.c) */
+	/* S, A (racy reads): our cq_tail, stored after the shared one (ring.c) */
+	u32 cq_ktail;
 
 	spinlock_t wait_lock;		/* posters' slow path and waiters */
 	struct list_head waiters;	/* W: struct kgo_ring_waiter */
