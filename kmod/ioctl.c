@@ -3,7 +3,9 @@
  * The /dev/kgo ioctls, and the size/flags argument convention that
  * uapi/linux/kgo.h promises: the kernel reads as much of the caller's
  * struct as both sides know, insists that anything newer than the
- * module is zero, and writes back no more than the caller's size.
+ * module is zero, and writes back no more than the caller's size. One
+ * table (kgo_ioctl_ops) says what each ioctl's struct is and its first
+ * version's size; kgo_ioctl() does the convention once for them all.
  */
 
 #include <linux/cpumask.h>
@@ -49,6 +51,7 @@ static long kgo_ioctl_get_info(struct kgo_ioctl_call *c)
 	struct kgo_info *info = c->arg;
 
 	BUILD_BUG_ON(offsetofend(struct kgo_info, mem_budget) != KGO_INFO_SIZE_VER1);
+	BUILD_BUG_ON(sizeof(*info) % sizeof(__u64));
 	BUILD_BUG_ON(offsetofend(struct kgo_completion, ended_ns) != KGO_COMPLETION_SIZE_VER0);
 
 	if (info->flags || info->__reserved)
