@@ -634,7 +634,8 @@ TEST_F(capped, sqpoll_refused_backs_off)
 {
 	struct kgo_ring_params p = { .sq_entries = SQ, .flags = KGO_RING_SQPOLL,
 				     .sq_idle_ms = 10 };
-	struct kgo_task sleep = { .kind = KGO_TASK_SLEEP, .args = { 5 * NSEC } };
+	/* Longer than the look for the flag and the measurement together. */
+	struct kgo_task sleep = { .kind = KGO_TASK_SLEEP, .args = { KGO_SLEEP_MAX_NS } };
 	struct kgo_cancel cn = { .size = sizeof(cn),
 				 .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING };
 	struct kgo_ring r = { .fd = -1 };
@@ -663,7 +664,7 @@ TEST_F(capped, sqpoll_refused_backs_off)
 	EXPECT_EQ(1, kgo_ring_submit(&r));
 	t0 = now_ns();
 	while (!(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & KGO_SQ_EAGAIN) &&
-	       now_ns() - t0 < 5 * NSEC)
+	       now_ns() - t0 < 2 * NSEC)
 		usleep(1000);
 	EXPECT_TRUE(*r.sq_flags & KGO_SQ_EAGAIN) TH_LOG("sq_flags %#x", *r.sq_flags);
 	EXPECT_FALSE(*r.sq_flags & KGO_SQ_ENOMEM);
