@@ -690,6 +690,11 @@ TEST_F(capped, sqpoll_refused_backs_off)
 	EXPECT_EQ(1, c->tag);
 	EXPECT_EQ(0, c->status);
 	kgo_ring_cqe_seen(&r, c);
+	/* Cleared once the poller's submission returns, just after the CQE. */
+	t0 = now_ns();
+	while ((__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & (KGO_SQ_EAGAIN | KGO_SQ_ENOMEM)) &&
+	       now_ns() - t0 < 2 * NSEC)
+		usleep(1000);
 	EXPECT_FALSE(*r.sq_flags & (KGO_SQ_EAGAIN | KGO_SQ_ENOMEM))
 		TH_LOG("sq_flags %#x", *r.sq_flags);
 	kgo_ring_exit(&r);
