@@ -15,6 +15,7 @@
 #include <linux/ktime.h>
 #include <linux/mutex.h>
 #include <linux/sched/signal.h>
+#include <kunit/visibility.h>
 
 #include "feed.h"
 #include "g.h"
@@ -108,7 +109,7 @@ static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
 	c->kind = t->kind;
 	c->__reserved = 0;
 	c->queued_ns = start;
-	c->started_ns = start;
+	c->started_ns = cpu == ~0U ? 0 : start;	/* 0: it never ran */
 	c->ended_ns = end;
 	kgo_ring_post_commit(r);
 	if (++*held == KGO_RING_INLINE_HOLD) {
@@ -155,7 +156,7 @@ long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 	want = min_t(u32, want, ready);
 	/* Acquire: the caller is done with the entries before cq_head (rule 4). */
 	cq_head = smp_load_acquire(r->cq_head);
-	room = kgo_ring_cq_room(r->issued, READ_ONCE(r->cq_ktail), cq_head, r->cq_entries);
+	room = kgo_ring_cq_room(r->issued, cq_head, r->cq_entries);
 	if (want > room) {
 		want = room;
 		ret = -EBUSY;
@@ -222,6 +223,7 @@ out:
 		kgo_ring_wake(r);
 	return done ? done : ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_ring_submit);
 
 /**
  * kgo_ring_enter() - KGO_IOC_ENTER

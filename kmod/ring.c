@@ -26,9 +26,15 @@
  *   cq_tail  us, under session->lock (the CQ's one producer at a time),
  *            from our own copy cq_ktail. Store-release after the entry
  *            is written (kgo_ring_post): pairs with the caller's
- *            load-acquire before it reads entries.
- *   cq_head  the caller. We load-acquire it (enter.c) before we promise
- *            its slots to new tasks: pairs with the caller's
+ *            load-acquire before it reads entries. The shared cq_tail
+ *            is stored before cq_ktail, so that a waiter who sees
+ *            cq_ktail reach its count returns to a caller who sees the
+ *            entries too. The caller may so consume an entry before
+ *            cq_ktail shows it: nothing compares cq_head with cq_ktail
+ *            as a bound (ring.h's kgo_ring_cq_room() bounds it by
+ *            "issued").
+ *   cq_head  the caller. We load-acquire it (enter.c, sqpoll.c) before
+ *            we promise its slots to new tasks: pairs with the caller's
  *            store-release after it read them, so our later writes there
  *            cannot overtake its reads.
  *
@@ -86,6 +92,7 @@
 #include "ring.h"
 #include "session.h"
 #include "task.h"
+#include "user.h"
 
 #define KGO_RING_FLAGS		(KGO_RING_NO_TIMES | KGO_RING_SQPOLL)
 
@@ -219,6 +226,40 @@ static void kgo_ring_init_mem(struct kgo_ring *r)
 	INIT_LIST_HEAD(&r->waiters);
 }
 
+/*
+ * What a ring costs its user, taken before anything is allocated: one
+ * of max_user_rings, one of max_user_goroutines for a poller, and the
+ * CQ's entries as tasks in flight. Return: 0 or -EAGAIN.
+ */
+static int kgo_ring_charge(struct kgo_session *s, u32 flags, u32 cq_entries)
+{
+	int ret = -EAGAIN;
+
+	if (!kgo_user_ring_get(s->user))
+		return ret;
+	if ((flags & KGO_RING_SQPOLL) && !kgo_user_g_get(s->user))
+		goto err_ring;
+	ret = kgo_session_reserve(s, cq_entries);
+	if (ret)
+		goto err_g;
+	return 0;
+
+err_g:
+	if (flags & KGO_RING_SQPOLL)
+		kgo_user_g_put(s->user);
+err_ring:
+	kgo_user_ring_put(s->user);
+	return ret;
+}
+
+static void kgo_ring_uncharge(struct kgo_session *s, u32 flags, u32 cq_entries)
+{
+	kgo_session_unreserve_n(s, cq_entries);
+	if (flags & KGO_RING_SQPOLL)
+		kgo_user_g_put(s->user);
+	kgo_user_ring_put(s->user);
+}
+
 /* Checks @p and fills in the sizes; the caller's max_inflight is @cq_max. */
 static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
 {
@@ -249,9 +290,10 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
  * @s: the session
  * @p: the caller's parameters, copied in; the answers are written there
  *
- * Makes the ring, its CQ's entries reserved against the caps, but does
- * not give it to @s: kgo_ring_install() does, once the caller has
- * learnt where things are, or kgo_ring_destroy() undoes it.
+ * Makes the ring, charged to the user's caps before anything is
+ * allocated (kgo_ring_charge()), but does not give it to @s:
+ * kgo_ring_install() does, once the caller has learnt where things
+ * are, or kgo_ring_destroy() undoes it.
  *
  * Context: process, may sleep. Return: the ring or an ERR_PTR (see the
  * uapi).
@@ -270,9 +312,18 @@ struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *
 		return ERR_PTR(ret);
 	if (READ_ONCE(s->ring))
 		return ERR_PTR(-EBUSY);
+	/*
+	 * The caps first, so that a user past them allocates nothing: the
+	 * ring itself, its poller's goroutine, and the CQ's slots as tasks
+	 * in flight, all for as long as the ring lives.
+	 */
+	ret = kgo_ring_charge(s, p->flags, p->cq_entries);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = -ENOMEM;
 	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
 	if (!r)
-		return ERR_PTR(-ENOMEM);
+		goto err_uncharge;
 	r->s = s;
 	r->sq_entries = p->sq_entries;
 	r->cq_entries = p->cq_entries;
@@ -284,15 +335,13 @@ struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *
 	if (ret)
 		goto err_free;
 	kgo_ring_init_mem(r);
-	/* The CQ's slots are tasks in flight, for as long as the ring lives. */
-	ret = kgo_session_reserve(s, r->cq_entries);
-	if (ret)
-		goto err_free;
 	p->mmap_size = size;
 	return r;
 
 err_free:
 	kgo_ring_free_mem(r);
+err_uncharge:
+	kgo_ring_uncharge(s, p->flags, p->cq_entries);
 	return ERR_PTR(ret);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_ring_create);
@@ -320,7 +369,7 @@ void kgo_ring_destroy(struct kgo_ring *r)
 {
 	WARN_ON_ONCE(!list_empty(&r->waiters));
 	kgo_sqpoll_free(r);
-	kgo_session_unreserve_n(r->s, r->cq_entries);
+	kgo_ring_uncharge(r->s, r->flags, r->cq_entries);
 	kgo_ring_free_mem(r);
 }
 
@@ -537,5 +586,7 @@ bool kgo_ring_cq_pending(struct kgo_ring *r)
 		WRITE_ONCE(r->poll_armed, true);
 	/* Pairs with kgo_ring_wake()'s: we see the tail, or it sees us armed. */
 	smp_mb();
-	return READ_ONCE(r->cq_ktail) != READ_ONCE(*r->cq_head);
+	/* The caller's head may be ahead of cq_ktail: see kgo_ring_post_commit(). */
+	return !kgo_ring_reached(READ_ONCE(*r->cq_head), READ_ONCE(r->cq_ktail));
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_ring_cq_pending);

@@ -28,7 +28,7 @@ struct kgo_ring {
 	void *mem;			/* I: our mapping of them (vmap) */
 	u32 *sq_head, *sq_tail;		/* I: K, U */
 	u32 *cq_head, *cq_tail;		/* I: U, K */
-	u32 *sq_flags;			/* I: K */
+	u32 *sq_flags;			/* I: K, by the SQ poller only (sqpoll.c) */
 	struct kgo_task *sqes;		/* I: U */
 	struct kgo_completion *cqes;	/* I: K */
 	u32 sq_entries, cq_entries;	/* I: powers of two */
@@ -43,7 +43,8 @@ struct kgo_ring {
 	struct llist_head free;		/* A: jobs given back, any context */
 	struct llist_node *cache;	/* M: jobs taken off free, not yet used */
 
-	u32 cq_ktail;			/* S, A (racy reads): our cq_tail */
+	/* S, A (racy reads): our cq_tail, stored after the shared one (ring.c) */
+	u32 cq_ktail;
 
 	spinlock_t wait_lock;		/* posters' slow path and waiters */
 	struct list_head waiters;	/* W: struct kgo_ring_waiter */
@@ -78,15 +79,22 @@ static inline s64 kgo_ring_sq_ready(u32 tail, u32 head, u32 entries)
 
 /*
  * Tasks we may still accept: CQ slots not promised to a completion.
- * @issued tasks were accepted in all; the caller consumed completions up
- * to @cq_head; @cq_tail were written. A @cq_head outside [issued -
- * entries, cq_tail] is the caller's garbage: no room.
+ * @issued tasks were accepted in all, each owing one CQ entry; the
+ * caller consumed completions up to @cq_head. A @cq_head outside
+ * [issued - entries, issued] is the caller's garbage: no room.
+ *
+ * The head is bounded by what was issued, not by what was written:
+ * the caller may consume an entry as soon as the shared cq_tail shows
+ * it, before our cq_ktail has caught up (kgo_ring_post_commit() stores
+ * them in that order), and that must not read as a full CQ. A caller
+ * that claims to have consumed entries not yet written only loses its
+ * own completions: each of ours still has a slot.
  */
-static inline u32 kgo_ring_cq_room(u32 issued, u32 cq_tail, u32 cq_head, u32 entries)
+static inline u32 kgo_ring_cq_room(u32 issued, u32 cq_head, u32 entries)
 {
 	u32 promised = issued - cq_head;
 
-	if (promised > entries || (s32)(cq_tail - cq_head) < 0)
+	if (promised > entries)
 		return 0;
 	return entries - promised;
 }
@@ -116,7 +124,10 @@ static inline struct kgo_completion *kgo_ring_post_slot(struct kgo_ring *r)
 
 static inline void kgo_ring_post_commit(struct kgo_ring *r)
 {
-	/* Release: the entry before the tail that shows it. */
+	/*
+	 * Release: the entry before the tail that shows it. The shared
+	 * tail first: cq_ktail never runs ahead of what the caller sees.
+	 */
 	smp_store_release(r->cq_tail, r->cq_ktail + 1);
 	WRITE_ONCE(r->cq_ktail, r->cq_ktail + 1);
 }

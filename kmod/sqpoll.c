@@ -6,7 +6,9 @@
  *
  * The poller is a goroutine, spawned by the caller of KGO_IOC_RING_SETUP
  * (so its tasks' goroutines are charged to the caller's memcg, as
- * kgo_newproc() does for a goroutine's children). It loops: consume
+ * kgo_newproc() does for a goroutine's children), and one of the user's
+ * max_user_goroutines for as long as the ring lives (ring.c charges it
+ * at setup, before anything is allocated). It loops: consume
  * every entry published (enter.c's kgo_ring_submit(), as ENTER would),
  * then kgo_yield(), so that the goroutines it made, queued on its own
  * P, run between its looks. After sq_idle_ms with nothing to consume it
@@ -21,6 +23,17 @@
  * The two full barriers pair: either the poller sees the new tail, or
  * the caller sees the flag and sends a wake-up (a channel of one slot,
  * sent to without blocking, so wake-ups never pile up).
+ *
+ * An entry refused for a reason that is not its own fault (-EAGAIN: the
+ * user's goroutine cap, the fd's bytes, every job slot held; -ENOMEM:
+ * memory, kgo's budget, the memcg) stays in the SQ, and the work stays
+ * "pending": without more, the poller would retry it as fast as it can
+ * for as long as the cause lasts. It backs off instead: it sleeps on
+ * the same channel with a timeout, 1 ms at first, doubling up to
+ * sq_idle_ms, and says why in sq_flags (KGO_SQ_EAGAIN or KGO_SQ_ENOMEM)
+ * until it consumes an entry again. A wake-up (ENTER's SQ_WAKEUP) ends
+ * a back-off early, so a caller who freed what was missing need not
+ * wait for the timer. sq_flags is written by the poller only.
  *
  * It stops when the fd is closed (kgo_session_close() closes the
  * channel and cancels the session's context, which the loop checks);
@@ -38,6 +51,10 @@
 
 #define KGO_SQPOLL_IDLE_MS_DEFAULT	10
 #define KGO_SQPOLL_IDLE_MS_MAX		1000
+/* sq_flags bits that say why the entry at sq_head waits. */
+#define KGO_SQ_REFUSED			(KGO_SQ_EAGAIN | KGO_SQ_ENOMEM)
+/* The first back-off after a refusal; it doubles up to sq_idle_ms. */
+#define KGO_SQPOLL_BACKOFF_NS		NSEC_PER_MSEC
 
 static atomic64_t kgo_sqpoll_ns = ATOMIC64_INIT(0);
 static atomic64_t kgo_sqpoll_tasks = ATOMIC64_INIT(0);
@@ -71,8 +88,16 @@ static bool kgo_sqpoll_pending(struct kgo_ring *r)
 {
 	return kgo_ring_sq_ready(READ_ONCE(*r->sq_tail), READ_ONCE(r->sq_khead),
 				 r->sq_entries) > 0 &&
-	       kgo_ring_cq_room(READ_ONCE(r->issued), READ_ONCE(r->cq_ktail),
-				READ_ONCE(*r->cq_head), r->cq_entries) > 0;
+	       kgo_ring_cq_room(READ_ONCE(r->issued), READ_ONCE(*r->cq_head),
+				r->cq_entries) > 0;
+}
+
+/* sq_flags: the poller's only, so a plain read-modify-write. */
+static void kgo_sqpoll_flags(struct kgo_ring *r, u32 set, u32 clear)
+{
+	u32 f = READ_ONCE(*r->sq_flags);
+
+	WRITE_ONCE(*r->sq_flags, (f & ~clear) | set);
 }
 
 /* Sleeps until woken or closed. Return: false once the fd is closed. */
@@ -81,13 +106,30 @@ static bool kgo_sqpoll_sleep(struct kgo_ring *r)
 	bool ok = true;
 	u8 token;
 
-	WRITE_ONCE(*r->sq_flags, READ_ONCE(*r->sq_flags) | KGO_SQ_NEED_WAKEUP);
+	kgo_sqpoll_flags(r, KGO_SQ_NEED_WAKEUP, 0);
 	/* Pairs with the caller's fence between sq_tail and sq_flags. */
 	smp_mb();
 	if (!kgo_sqpoll_pending(r) &&
 	    kgo_chan_recv(r->sqpoll_wake, &token, &ok, KGO_FOREVER))
 		ok = false;
-	WRITE_ONCE(*r->sq_flags, READ_ONCE(*r->sq_flags) & ~KGO_SQ_NEED_WAKEUP);
+	kgo_sqpoll_flags(r, 0, KGO_SQ_NEED_WAKEUP);
+	return ok;
+}
+
+/*
+ * The entry at the SQ's head was refused with @err, not its own fault:
+ * say why, and sleep @ns or until woken. Return: false once the fd is
+ * closed.
+ */
+static bool kgo_sqpoll_backoff(struct kgo_ring *r, long err, u64 ns)
+{
+	u32 why = err == -ENOMEM ? KGO_SQ_ENOMEM : KGO_SQ_EAGAIN;
+	bool ok = true;
+	u8 token;
+
+	kgo_sqpoll_flags(r, why, KGO_SQ_REFUSED & ~why);
+	/* 0 or -ETIMEDOUT: either way, try again; !ok: closed. */
+	kgo_chan_recv(r->sqpoll_wake, &token, &ok, ns);
 	return ok;
 }
 
@@ -97,6 +139,8 @@ static void kgo_sqpoll_main(void *arg)
 	struct kgo_session *s = r->s;
 	u64 idle_ns = (u64)r->sq_idle_ms * NSEC_PER_MSEC;
 	u64 last = ktime_get_mono_fast_ns(), idle_since = last, now;
+	u64 backoff_ns = 0;
+	bool refused = false;	/* the last look ended in a refusal */
 	long n;
 
 	while (!kgo_ctx_err(&s->ctx)) {
@@ -104,9 +148,30 @@ static void kgo_sqpoll_main(void *arg)
 		now = ktime_get_mono_fast_ns();
 		atomic64_add(now - last, &kgo_sqpoll_ns);
 		last = now;
+		if (n >= 0 && refused) {
+			refused = false;
+			backoff_ns = 0;
+			kgo_sqpoll_flags(r, 0, KGO_SQ_REFUSED);
+		}
 		if (n > 0) {
 			atomic64_add(n, &kgo_sqpoll_tasks);
 			idle_since = now;
+		} else if (n < 0 && !refused) {
+			/*
+			 * Refused, the entry left in the SQ. The first retry
+			 * comes after the yield below: a job slot is often
+			 * held only by a goroutine about to exit on this P.
+			 */
+			refused = true;
+		} else if (n < 0) {
+			/* Refused again: on a timer, doubling. */
+			backoff_ns = backoff_ns ? min(2 * backoff_ns, idle_ns) :
+				     min_t(u64, KGO_SQPOLL_BACKOFF_NS, idle_ns);
+			if (!kgo_sqpoll_backoff(r, n, backoff_ns))
+				break;
+			last = ktime_get_mono_fast_ns();
+			idle_since = last;
+			continue;
 		} else if (now - idle_since >= idle_ns) {
 			if (!kgo_sqpoll_sleep(r))
 				break;

@@ -352,6 +352,7 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 	struct kgo_task_pair pp = {
 		.ctx = &job->ctx, .n = job->desc.args[0], .gap_ns = job->desc.args[1],
 	};
+	struct kgo_user *u = job->s->user;
 	int ret;
 
 	if (job->desc.kind == KGO_TASK_PINGPONG_HOG) {
@@ -368,16 +369,25 @@ static int kgo_task_pair_run(struct kgo_job *job, kgo_func_t partner,
 	ret = -ENOMEM;
 	if (IS_ERR(pp.a) || IS_ERR(pp.b))
 		goto out;
+	/* The partner is the user's goroutine too (user.c). */
+	ret = -EAGAIN;
+	if (!kgo_user_g_get(u))
+		goto out;
 	kgo_wg_init(&pp.wg);
 	kgo_wg_add(&pp.wg, 1);
-	if (kgo_go(partner, &pp, GFP_KERNEL) < 0)
+	if (kgo_go(partner, &pp, GFP_KERNEL) < 0) {
+		kgo_user_g_put(u);
+		ret = -ENOMEM;
 		goto out;
+	}
 	ret = consumer(&pp);
 	if (ret) {		/* unblock the partner */
 		kgo_chan_close(pp.a);
 		kgo_chan_close(pp.b);
 	}
+	/* Its work done: it exits without touching @pp or @u again. */
 	kgo_wg_wait(&pp.wg);
+	kgo_user_g_put(u);
 	ret = ret ?: pp.err;
 out:
 	kgo_chan_destroy(pp.a);

@@ -21,11 +21,18 @@
  * these, per real uid of the opener, summed over every fd it opened:
  *
  *   max_user_inflight    tasks accepted and not yet read;
- *   max_user_goroutines  goroutines its tasks run at once: each task's
- *                        own, and the nodes of its SPAWN trees.
+ *   max_user_goroutines  goroutines its sessions cause at once: each
+ *                        task's own, the nodes of its SPAWN trees, the
+ *                        partner goroutine of a PINGPONG, SELECT or
+ *                        PINGPONG_HOG task, and the poller of each
+ *                        KGO_RING_SQPOLL ring (for the ring's life);
+ *   max_user_rings       rings (KGO_IOC_RING_SETUP) not yet freed: each
+ *                        costs pages, a vmap area and a session however
+ *                        small its CQ.
  *
- * Past them SUBMIT refuses with -EAGAIN and a SPAWN node's spawn fails
- * with -EAGAIN, which the task reports. The machine-wide bound is the
+ * Past them SUBMIT refuses with -EAGAIN, a SPAWN node's spawn or a
+ * task's partner fails with -EAGAIN, which the task reports, and
+ * RING_SETUP refuses with -EAGAIN before it allocates anything. The machine-wide bound is the
  * memory budget (budget.c); these keep one user from taking all of it.
  *
  * A struct kgo_user per uid with an fd open, in a hash table under
@@ -81,6 +88,10 @@ static unsigned int max_user_goroutines = 262144;
 module_param(max_user_goroutines, uint, 0644);
 MODULE_PARM_DESC(max_user_goroutines,
 		 "Goroutines one user's tasks may run at once (task goroutines and SPAWN nodes)");
+
+static unsigned int max_user_rings = 64;
+module_param(max_user_rings, uint, 0644);
+MODULE_PARM_DESC(max_user_rings, "Rings one user may have set up over all its fds");
 
 static DEFINE_HASHTABLE(kgo_users, 6);
 static DEFINE_SPINLOCK(kgo_users_lock);
@@ -143,7 +154,8 @@ void kgo_user_put(struct kgo_user *u)
 		return;
 	hash_del(&u->node);
 	spin_unlock(&kgo_users_lock);
-	WARN_ON_ONCE(atomic_read(&u->inflight) || atomic_read(&u->goroutines));
+	WARN_ON_ONCE(atomic_read(&u->inflight) || atomic_read(&u->goroutines) ||
+		     atomic_read(&u->rings));
 	kfree(u);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_user_put);
@@ -188,4 +200,14 @@ bool kgo_user_g_get(struct kgo_user *u)
 void kgo_user_g_put(struct kgo_user *u)
 {
 	WARN_ON_ONCE(atomic_dec_return(&u->goroutines) < 0);
+}
+
+bool kgo_user_ring_get(struct kgo_user *u)
+{
+	return kgo_user_take(&u->rings, 1, READ_ONCE(max_user_rings));
+}
+
+void kgo_user_ring_put(struct kgo_user *u)
+{
+	WARN_ON_ONCE(atomic_dec_return(&u->rings) < 0);
 }

@@ -15,7 +15,8 @@ struct kgo_user {
 	kuid_t uid;			/* I */
 	refcount_t ref;			/* A: one per session */
 	atomic_t inflight;		/* A: tasks accepted and not read */
-	atomic_t goroutines;		/* A: task goroutines and SPAWN nodes */
+	atomic_t goroutines;		/* A: every goroutine its sessions cause */
+	atomic_t rings;			/* A: rings set up and not yet freed */
 	struct hlist_node node;		/* kgo_users_lock */
 };
 
@@ -27,5 +28,7 @@ bool kgo_user_task_get_n(struct kgo_user *u, u32 n);
 void kgo_user_task_put_n(struct kgo_user *u, u32 n);
 bool kgo_user_g_get(struct kgo_user *u);
 void kgo_user_g_put(struct kgo_user *u);
+bool kgo_user_ring_get(struct kgo_user *u);
+void kgo_user_ring_put(struct kgo_user *u);
 
 #endif /* _KGO_USER_H */

@@ -40,18 +40,20 @@ static void kgo_ring_sq_ready_test(struct kunit *test)
 
 static void kgo_ring_cq_room_test(struct kunit *test)
 {
-	/* Empty; some promised; all promised; some posted and consumed. */
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(0, 0, 0, 16), 16u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(10, 4, 0, 16), 6u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(16, 16, 0, 16), 0u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(20, 18, 10, 16), 6u);
+	/* Empty; some promised; all promised; some consumed. */
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(0, 0, 16), 16u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(10, 0, 16), 6u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(16, 0, 16), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(20, 10, 16), 6u);
+	/* Every one issued consumed, whatever cq_ktail says yet. */
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(10, 10, 16), 16u);
 	/* Across the wrap. */
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(4, 2, 0xfffffffc, 16), 8u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(12, 12, 0xfffffffc, 16), 0u);
-	/* A head past the tail, or lapped: garbage reads as full. */
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(10, 4, 5, 16), 0u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(40, 30, 3, 16), 0u);
-	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(4, 2, 0x80000000, 16), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(4, 0xfffffffc, 16), 8u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(12, 0xfffffffc, 16), 0u);
+	/* A head past what was issued, or lapped: garbage reads as full. */
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(10, 11, 16), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(40, 3, 16), 0u);
+	KUNIT_EXPECT_EQ(test, kgo_ring_cq_room(4, 0x80000000, 16), 0u);
 }
 
 static void kgo_ring_entries_test(struct kunit *test)
@@ -200,6 +202,54 @@ static void kgo_ring_cq_protocol_test(struct kunit *test)
 	kgo_session_close(f->s);
 }
 
+/*
+ * kgo_ring_post_commit() stores the shared cq_tail, then cq_ktail. A
+ * caller that consumes the entry in between (its cq_head one past
+ * cq_ktail) has freed every slot: ENTER must find room, not -EBUSY, and
+ * poll(2) must not report an entry that is not there.
+ */
+static void kgo_ring_consumed_before_ktail_test(struct kunit *test)
+{
+	struct kgo_ring_params p = {
+		.size = sizeof(p), .sq_entries = 1, .cq_entries = 1,
+	};
+	struct kgo_session *s;
+	struct kgo_ring *r;
+	struct kgo_task *t;
+
+	s = kgo_session_create();
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s));
+	r = kgo_ring_create(s, &p);
+	if (IS_ERR(r)) {
+		kgo_session_close(s);
+		KUNIT_FAIL(test, "kgo_ring_create: %ld", PTR_ERR(r));
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, kgo_ring_install(s, r), 0);
+
+	/* One task consumed; its completion half posted, and consumed. */
+	r->sq_khead = 1;
+	WRITE_ONCE(*r->sq_head, 1);
+	WRITE_ONCE(r->issued, 1);
+	spin_lock(&s->lock);
+	WRITE_ONCE(*r->cq_tail, 1);	/* cq_ktail is still 0 */
+	spin_unlock(&s->lock);
+	WRITE_ONCE(*r->cq_head, 1);
+	KUNIT_EXPECT_FALSE(test, kgo_ring_cq_pending(r));
+
+	/* The next task, run inline: no goroutine to wait for. */
+	t = &r->sqes[1 & (r->sq_entries - 1)];
+	memset(t, 0, sizeof(*t));
+	t->kind = KGO_TASK_NOP;
+	t->flags = KGO_TASK_F_INLINE;
+	t->tag = 7;
+	WRITE_ONCE(*r->sq_tail, 2);
+	KUNIT_EXPECT_EQ(test, kgo_ring_submit(s, r, 1), 1L);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(*r->sq_head), 2u);
+	KUNIT_EXPECT_EQ(test, r->cqes[0].tag, 7ULL);
+	kgo_session_close(s);
+}
+
 static struct kunit_case kgo_ring_cases[] = {
 	KUNIT_CASE(kgo_ring_reached_test),
 	KUNIT_CASE(kgo_ring_sq_ready_test),
@@ -207,6 +257,7 @@ static struct kunit_case kgo_ring_cases[] = {
 	KUNIT_CASE(kgo_ring_entries_test),
 	KUNIT_CASE(kgo_ring_layout_test),
 	KUNIT_CASE(kgo_ring_cq_protocol_test),
+	KUNIT_CASE(kgo_ring_consumed_before_ktail_test),
 	{}
 };
 

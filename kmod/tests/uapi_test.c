@@ -48,6 +48,42 @@ static void kgo_uapi_get_info_old_size_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, info.stack_size, 0xdeadbeefu);
 }
 
+/*
+ * STATS from a binary built before struct kgo_stats grew: accepted, and
+ * the fields it does not know are not written.
+ */
+static void kgo_uapi_stats_old_size_test(struct kunit *test)
+{
+	struct kgo_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, st);
+	st->size = KGO_STATS_SIZE_VER0;
+	st->sqpoll_ns = 0x5a5a5a5a;
+	st->sqpoll_tasks = 0x5a5a5a5a;
+	KUNIT_ASSERT_EQ(test, 0, user_ioctl(KGO_IOC_STATS, st, sizeof(*st)));
+	KUNIT_EXPECT_EQ(test, st->nr_procs, num_online_cpus());
+	KUNIT_EXPECT_EQ(test, st->sqpoll_ns, 0x5a5a5a5aULL);
+	KUNIT_EXPECT_EQ(test, st->sqpoll_tasks, 0x5a5a5a5aULL);
+
+	st->size = KGO_STATS_SIZE_VER0 - 1;
+	KUNIT_EXPECT_EQ(test, -EINVAL, user_ioctl(KGO_IOC_STATS, st, sizeof(*st)));
+}
+
+/* The ioctls that need an fd's session say so, whatever the argument. */
+static void kgo_uapi_no_session_test(struct kunit *test)
+{
+	static const unsigned int cmds[] = {
+		KGO_IOC_SUBMIT, KGO_IOC_WAIT, KGO_IOC_CANCEL, KGO_IOC_RING_SETUP,
+		KGO_IOC_ENTER,
+	};
+	struct kgo_wait w = { .size = sizeof(w) };
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		KUNIT_EXPECT_EQ_MSG(test, -EBADFD, user_ioctl(cmds[i], &w, sizeof(w)),
+				    "cmd %#x", cmds[i]);
+}
+
 static void kgo_uapi_null_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, -EFAULT, user_ioctl(KGO_IOC_GET_INFO, NULL, 0));
@@ -138,6 +174,8 @@ static void kgo_uapi_suite_exit(struct kunit_suite *suite)
 static struct kunit_case kgo_uapi_cases[] = {
 	KUNIT_CASE(kgo_uapi_get_info_test),
 	KUNIT_CASE(kgo_uapi_get_info_old_size_test),
+	KUNIT_CASE(kgo_uapi_stats_old_size_test),
+	KUNIT_CASE(kgo_uapi_no_session_test),
 	KUNIT_CASE(kgo_uapi_null_test),
 	KUNIT_CASE(kgo_uapi_bad_number_test),
 	KUNIT_CASE(kgo_uapi_short_size_test),

@@ -762,7 +762,7 @@ static void do_stats(struct fuzz *f, int fdi)
 		p = bad_ptr(f);
 		usize = 0;
 	} else {
-		usize = pick_size(f, K, K, &tail);
+		usize = pick_size(f, K, KGO_STATS_SIZE_VER0, &tail);
 		p = place(f, w, usize, K, tail);
 		if (readable(f, p, 4))
 			*(uint32_t *)(uintptr_t)p = usize;
@@ -799,7 +799,7 @@ static void do_stats(struct fuzz *f, int fdi)
 			}
 		}
 	}
-	allowed = header_model(f, p, usize, K, K);
+	allowed = header_model(f, p, usize, K, KGO_STATS_SIZE_VER0);
 	if (!allowed) {
 		const struct kgo_stats *a = (void *)(uintptr_t)p;
 		unsigned int n = a->procs_max < f->nprocs ? a->procs_max : f->nprocs;
@@ -814,7 +814,8 @@ static void do_stats(struct fuzz *f, int fdi)
 			for (unsigned int i = 0; i < n; i++)
 				if (!writable(f, a->procs + (uint64_t)i * a->proc_size, rec))
 					allowed = E(EFAULT);
-			if (!writable(f, p, K))
+			/* Written back within the caller's size only. */
+			if (!writable(f, p, usize < K ? usize : K))
 				allowed = E(EFAULT);
 		}
 	}

@@ -236,7 +236,13 @@ TEST_F(inl, ring_mixed)
 				EXPECT_EQ(kgo_crc32c(self->buf + i, 1000 + i), c->result);
 				break;
 			case SLEEP_INL:
+				/* Refused: it never ran, and says so. */
 				EXPECT_EQ(-EINVAL, c->status);
+				EXPECT_EQ(~0U, c->cpu);
+				EXPECT_EQ(0, c->started_ns) TH_LOG("tag %llu",
+								   (unsigned long long)i);
+				EXPECT_NE(0, c->queued_ns);
+				EXPECT_LE(c->queued_ns, c->ended_ns);
 				break;
 			case CSUM_FAULT:
 				EXPECT_EQ(-EFAULT, c->status);

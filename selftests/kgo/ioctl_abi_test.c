@@ -111,16 +111,17 @@ struct ioc {
 	const char *name;
 	unsigned long cmd;
 	size_t size;
+	size_t min_size;	/* its first version's */
 	size_t reserved;	/* offset of __reserved; 0: it has none */
 	uint32_t known_flags;
 };
 
 static const struct ioc iocs[] = {
-	{ "SUBMIT", KGO_IOC_SUBMIT, sizeof(struct kgo_submit), 0, 0 },
-	{ "WAIT", KGO_IOC_WAIT, sizeof(struct kgo_wait), 0, 0 },
-	{ "STATS", KGO_IOC_STATS, sizeof(struct kgo_stats),
+	{ "SUBMIT", KGO_IOC_SUBMIT, sizeof(struct kgo_submit), KGO_SUBMIT_SIZE_VER0, 0, 0 },
+	{ "WAIT", KGO_IOC_WAIT, sizeof(struct kgo_wait), KGO_WAIT_SIZE_VER0, 0, 0 },
+	{ "STATS", KGO_IOC_STATS, sizeof(struct kgo_stats), KGO_STATS_SIZE_VER0,
 	  offsetof(struct kgo_stats, __reserved), 0 },
-	{ "CANCEL", KGO_IOC_CANCEL, sizeof(struct kgo_cancel),
+	{ "CANCEL", KGO_IOC_CANCEL, sizeof(struct kgo_cancel), KGO_CANCEL_SIZE_VER0,
 	  offsetof(struct kgo_cancel, __reserved), KGO_CANCEL_ALL | KGO_CANCEL_RUNNING },
 };
 
@@ -222,18 +223,42 @@ TEST_F(kgo, short_size)
 	union arg a;
 	struct kgo_task task = nop(1);
 
-	/*
-	 * None of these structs has an older version: its first version is
-	 * the one in the header, and anything shorter is -EINVAL.
-	 */
+	/* Shorter than the struct's first version is -EINVAL. */
 	for (size_t i = 0; i < ARRAY_SIZE(iocs); i++) {
-		const uint32_t sizes[] = { 0, 4, 8, iocs[i].size - 8, iocs[i].size - 1 };
+		const uint32_t sizes[] = { 0, 4, 8, iocs[i].min_size - 8, iocs[i].min_size - 1 };
 
 		for (size_t j = 0; j < ARRAY_SIZE(sizes); j++) {
 			valid_arg(&iocs[i], &a, &task);
 			a.hdr.size = sizes[j];
 			EXPECT_ERRNO(EINVAL, ioctl(self->fd, iocs[i].cmd, &a),
 				     "%s size %u", iocs[i].name, sizes[j]);
+		}
+	}
+	EXPECT_TRUE(idle(self->fd));
+}
+
+/*
+ * Every size from the struct's first version up to today's is an older
+ * caller's, and accepted: nothing is written past its size.
+ */
+TEST_F(kgo, older_size)
+{
+	union arg a;
+	struct kgo_task task = nop(1);
+
+	for (size_t i = 0; i < ARRAY_SIZE(iocs); i++) {
+		const struct ioc *ioc = &iocs[i];
+
+		for (size_t size = ioc->min_size; size < ioc->size; size++) {
+			valid_arg(ioc, &a, &task);
+			memset(a.bytes + size, 0xa5, sizeof(a) - size);
+			a.hdr.size = size;
+			check_accepted(_metadata, self->fd, ioc,
+				       ioctl(self->fd, ioc->cmd, &a), "older size");
+			for (size_t k = size; k < ioc->size; k++) {
+				EXPECT_EQ(0xa5, a.bytes[k])
+					TH_LOG("%s size %zu: byte %zu written", ioc->name, size, k);
+			}
 		}
 	}
 	EXPECT_TRUE(idle(self->fd));
@@ -359,6 +384,201 @@ TEST_F(kgo, reserved_nonzero)
 				     "%s __reserved %#x", iocs[i].name, values[j]);
 		}
 	}
+}
+
+/*
+ * The first version of every argument struct, copied from the header
+ * it first appeared in, as a binary built then knows it. The header's
+ * KGO_*_SIZE_VER0 must be their sizes, and every ioctl must accept them.
+ */
+struct v0_info {		/* the first release */
+	uint32_t size, flags, abi_version, nr_procs, stack_size, __reserved;
+};
+
+struct v0_task {
+	uint32_t kind, flags;
+	uint64_t tag, args[3], __reserved;
+};
+
+struct v0_submit {
+	uint32_t size, flags;
+	uint64_t tasks;
+	uint32_t nr, task_size;
+};
+
+struct v0_completion {
+	uint64_t tag, result;
+	int32_t status;
+	uint32_t cpu, kind, __reserved;
+	uint64_t queued_ns, started_ns, ended_ns;
+};
+
+struct v0_wait {
+	uint32_t size, flags, min_complete, ready;
+	uint64_t timeout_ns;
+};
+
+struct v0_cancel {
+	uint32_t size, flags;
+	uint64_t tag;
+	uint32_t cancelled, __reserved;
+};
+
+struct v0_proc_stats {
+	uint32_t id, cpu, idle, runq_len;
+	uint64_t idle_ns, gcreated, gstarted, gfinished, schedticks, runnext_hits,
+		 globrunq_takes, steal_attempts, steals, stolen, parks, readies,
+		 yields, mparks, mwakes, spinning;
+};
+
+struct v0_stats {		/* before sqpoll_ns and sqpoll_tasks */
+	uint32_t size, flags;
+	uint64_t procs;
+	uint32_t procs_max, proc_size, nr_procs, nr_procs_idle, nr_ms, nr_ms_idle,
+		 nr_ms_spinning, __reserved;
+	uint64_t goroutines, global_runq, created_outside, readied_outside;
+	uint64_t latency[32];
+};
+
+struct v0_ring_offsets {
+	uint32_t sq_head, sq_tail, cq_head, cq_tail, sq_flags, sqes, cqes, __reserved;
+};
+
+struct v0_ring_params {
+	uint32_t size, flags, sq_entries, cq_entries, sq_idle_ms, mmap_size;
+	struct v0_ring_offsets off;
+	uint64_t __reserved;
+};
+
+struct v0_enter {
+	uint32_t size, flags, to_submit, min_complete;
+	uint64_t timeout_ns;
+};
+
+/* Room for a struct and, after it, bytes the module must not write. */
+#define V0_GUARD	64
+
+/*
+ * An argument of @len bytes, followed by V0_GUARD bytes of 0xa5: what a
+ * binary built against an older header has after its struct.
+ */
+static void *v0_arg(unsigned char *buf, const void *arg, size_t len)
+{
+	memset(buf, 0xa5, len + V0_GUARD);
+	memcpy(buf, arg, len);
+	return buf;
+}
+
+static bool v0_guard_intact(const unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i < V0_GUARD; i++)
+		if (buf[len + i] != 0xa5)
+			return false;
+	return true;
+}
+
+TEST_F(kgo, first_versions)
+{
+	unsigned char buf[sizeof(struct v0_stats) + V0_GUARD];
+	struct v0_proc_stats procs[2];
+	struct v0_task task = { .kind = KGO_TASK_NOP, .tag = 77 };
+	struct v0_completion c;
+	struct v0_ring_params rp;
+	struct v0_submit sub;
+	struct v0_info *info;
+	struct v0_stats *st;
+	struct v0_wait *w;
+	struct v0_cancel *cn;
+	struct v0_enter *e;
+	volatile uint32_t *sq_tail, *cq_tail, *cq_head;
+	struct v0_task *sqes;
+	struct v0_completion *cqes;
+	unsigned char *ring;
+	int fd;
+
+	ASSERT_EQ(KGO_INFO_SIZE_VER0, offsetof(struct v0_info, stack_size));
+	ASSERT_EQ(KGO_TASK_SIZE_VER0, sizeof(struct v0_task));
+	ASSERT_EQ(KGO_SUBMIT_SIZE_VER0, sizeof(struct v0_submit));
+	ASSERT_EQ(KGO_COMPLETION_SIZE_VER0, sizeof(struct v0_completion));
+	ASSERT_EQ(KGO_WAIT_SIZE_VER0, sizeof(struct v0_wait));
+	ASSERT_EQ(KGO_CANCEL_SIZE_VER0, sizeof(struct v0_cancel));
+	ASSERT_EQ(KGO_PROC_STATS_SIZE_VER0, sizeof(struct v0_proc_stats));
+	ASSERT_EQ(KGO_STATS_SIZE_VER0, sizeof(struct v0_stats));
+	ASSERT_EQ(KGO_RING_OFFSETS_SIZE_VER0, sizeof(struct v0_ring_offsets));
+	ASSERT_EQ(KGO_RING_PARAMS_SIZE_VER0, sizeof(struct v0_ring_params));
+	ASSERT_EQ(KGO_ENTER_SIZE_VER0, sizeof(struct v0_enter));
+
+	/* GET_INFO, as the first release knew it. */
+	info = v0_arg(buf, &(struct v0_info){ .size = sizeof(*info) }, sizeof(*info));
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, info)) TH_LOG("GET_INFO: %s",
+								   strerror(errno));
+	EXPECT_EQ(KGO_ABI_VERSION, info->abi_version);
+	EXPECT_LT(0, info->stack_size);
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(*info)));
+
+	/* SUBMIT of a first-version task, then WAIT and read(2) of it. */
+	sub = (struct v0_submit){ .size = sizeof(sub), .tasks = (uintptr_t)&task,
+				  .nr = 1, .task_size = sizeof(task) };
+	EXPECT_EQ(1, ioctl(self->fd, KGO_IOC_SUBMIT, v0_arg(buf, &sub, sizeof(sub))))
+		TH_LOG("SUBMIT: %s", strerror(errno));
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(sub)));
+	w = v0_arg(buf, &(struct v0_wait){ .size = sizeof(*w), .min_complete = 1,
+					   .timeout_ns = WAIT_NS }, sizeof(*w));
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, w)) TH_LOG("WAIT: %s", strerror(errno));
+	EXPECT_EQ(1, w->ready);
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(*w)));
+	EXPECT_EQ(sizeof(c), read(self->fd, &c, sizeof(c)));
+	EXPECT_EQ(77, c.tag);
+	EXPECT_EQ(0, c.status);
+
+	cn = v0_arg(buf, &(struct v0_cancel){ .size = sizeof(*cn), .flags = KGO_CANCEL_ALL,
+					      .cancelled = 99 }, sizeof(*cn));
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, cn)) TH_LOG("CANCEL: %s", strerror(errno));
+	EXPECT_EQ(0, cn->cancelled);
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(*cn)));
+
+	/* STATS: 336 bytes, with first-version per-P records. */
+	memset(procs, 0, sizeof(procs));
+	st = v0_arg(buf, &(struct v0_stats){ .size = sizeof(*st), .procs = (uintptr_t)procs,
+					     .procs_max = 1, .proc_size = sizeof(procs[0]) },
+		    sizeof(*st));
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_STATS, st)) TH_LOG("STATS: %s", strerror(errno));
+	EXPECT_LE(1, st->nr_procs);
+	EXPECT_LE(1, st->nr_ms);
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(*st)));
+	EXPECT_EQ(0, procs[1].id + procs[1].cpu + procs[1].spinning);
+
+	/* A ring, set up and entered with the first version of both. */
+	fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, fd);
+	rp = (struct v0_ring_params){ .size = sizeof(rp), .sq_entries = 4, .cq_entries = 8 };
+	ASSERT_EQ(0, ioctl(fd, KGO_IOC_RING_SETUP, v0_arg(buf, &rp, sizeof(rp))))
+		TH_LOG("RING_SETUP: %s", strerror(errno));
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(rp)));
+	memcpy(&rp, buf, sizeof(rp));
+	ring = mmap(NULL, rp.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    KGO_RING_OFF_ALL);
+	ASSERT_NE(MAP_FAILED, ring);
+	sq_tail = (uint32_t *)(ring + rp.off.sq_tail);
+	cq_tail = (uint32_t *)(ring + rp.off.cq_tail);
+	cq_head = (uint32_t *)(ring + rp.off.cq_head);
+	sqes = (struct v0_task *)(ring + rp.off.sqes);
+	cqes = (struct v0_completion *)(ring + rp.off.cqes);
+	sqes[0] = task;
+	sqes[0].tag = 78;
+	__atomic_store_n(sq_tail, 1, __ATOMIC_RELEASE);
+	e = v0_arg(buf, &(struct v0_enter){ .size = sizeof(*e), .to_submit = 1,
+					    .min_complete = 1, .timeout_ns = WAIT_NS },
+		   sizeof(*e));
+	EXPECT_EQ(1, ioctl(fd, KGO_IOC_ENTER, e)) TH_LOG("ENTER: %s", strerror(errno));
+	EXPECT_TRUE(v0_guard_intact(buf, sizeof(*e)));
+	ASSERT_EQ(1, __atomic_load_n(cq_tail, __ATOMIC_ACQUIRE));
+	EXPECT_EQ(78, cqes[0].tag);
+	EXPECT_EQ(0, cqes[0].status);
+	__atomic_store_n(cq_head, 1, __ATOMIC_RELEASE);
+	munmap(ring, rp.mmap_size);
+	close(fd);
+	EXPECT_TRUE(idle(self->fd));
 }
 
 /* A task descriptor SUBMIT must refuse, and why. */

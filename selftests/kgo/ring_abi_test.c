@@ -147,6 +147,34 @@ TEST_F(ring, setup_bad_params)
 	EXPECT_EQ(EBUSY, errno);
 }
 
+/*
+ * mmap_size and off are the module's answers: input there must be 0
+ * (-EINVAL, as the header says), and a refused setup leaves the fd
+ * without a ring, free to set one up.
+ */
+TEST_F(ring, setup_output_fields_in)
+{
+	struct kgo_ring_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.sq_entries = 8;
+	p.mmap_size = 4096;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.mmap_size = 0;
+	p.off.cqes = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	p.off.cqes = 0;
+	p.off.__reserved = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_RING_SETUP, &p));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, enter(self->fd, 0, 0, 0));
+	EXPECT_EQ(EBADFD, errno);
+	EXPECT_EQ(0, setup(self->fd, &p, 8, 0));
+}
+
 TEST_F(ring, enter_without_ring)
 {
 	EXPECT_EQ(-1, enter(self->fd, 1, 0, 0));
@@ -534,6 +562,262 @@ TEST_F(ring, ioctl_beside_ring)
 	/* And WAIT with nothing in flight returns, the ring's slots aside. */
 	w.timeout_ns = 0;
 	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_WAIT, &w));
+}
+
+/* ----- the user's goroutine cap and the SQ poller ----- */
+
+#define PARAMS		"/sys/module/kgo/parameters/"
+
+static long read_param(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int write_param(const char *name, long v)
+{
+	char path[128], buf[32];
+
+	snprintf(path, sizeof(path), PARAMS "%s", name);
+	snprintf(buf, sizeof(buf), "%ld", v);
+	return write_str(path, buf);
+}
+
+/* max_user_goroutines and max_user_rings, put back after each test. */
+FIXTURE(capped) {
+	long goroutines, rings;
+	int fd;
+};
+
+FIXTURE_SETUP(capped)
+{
+	self->goroutines = read_param("max_user_goroutines");
+	ASSERT_LT(0, self->goroutines);
+	self->rings = read_param("max_user_rings");
+	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(capped)
+{
+	close(self->fd);
+	write_param("max_user_goroutines", self->goroutines);
+	if (self->rings > 0)
+		write_param("max_user_rings", self->rings);
+}
+
+static uint64_t sqpoll_ns(struct __test_metadata *_metadata, int fd)
+{
+	struct kgo_stats st = { .size = sizeof(st) };
+
+	EXPECT_EQ(0, ioctl(fd, KGO_IOC_STATS, &st));
+	return st.sqpoll_ns;
+}
+
+/*
+ * An SQ entry the poller must refuse for a reason not its own (the
+ * user's goroutine cap is full): the poller backs off instead of
+ * retrying flat out, says why in sq_flags, and consumes the entry once
+ * the cap has room again.
+ */
+TEST_F(capped, sqpoll_refused_backs_off)
+{
+	struct kgo_ring_params p = { .sq_entries = SQ, .flags = KGO_RING_SQPOLL,
+				     .sq_idle_ms = 10 };
+	/* Longer than the look for the flag and the measurement together. */
+	struct kgo_task sleep = { .kind = KGO_TASK_SLEEP, .args = { KGO_SLEEP_MAX_NS } };
+	struct kgo_cancel cn = { .size = sizeof(cn),
+				 .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING };
+	struct kgo_ring r = { .fd = -1 };
+	struct kgo_completion *c;
+	uint64_t t0, busy, wall;
+	unsigned int held = 0;
+	int rfd;
+
+	ASSERT_EQ(0, write_param("max_user_goroutines", 4));
+	rfd = open(KGO_DEVICE_PATH, O_RDWR);
+	ASSERT_LE(0, rfd);
+	ASSERT_EQ(0, kgo_ring_init_params(rfd, &r, &p));
+	/*
+	 * Fill the cap with SLEEPs, up to SUBMIT's -EAGAIN; again after a
+	 * while, for goroutines of earlier tests that were still exiting.
+	 */
+	for (int round = 0; round < 2; round++) {
+		while (held < 8 && submit(self->fd, &sleep, 1) == 1)
+			held++;
+		EXPECT_EQ(EAGAIN, errno);
+		usleep(200000);
+	}
+	ASSERT_LT(0, held);
+
+	put(&r, KGO_TASK_NOP, 1);
+	EXPECT_EQ(1, kgo_ring_submit(&r));
+	t0 = now_ns();
+	while (!(__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & KGO_SQ_EAGAIN) &&
+	       now_ns() - t0 < 2 * NSEC)
+		usleep(1000);
+	EXPECT_TRUE(*r.sq_flags & KGO_SQ_EAGAIN) TH_LOG("sq_flags %#x", *r.sq_flags);
+	EXPECT_FALSE(*r.sq_flags & KGO_SQ_ENOMEM);
+
+	/* A second of refusals: the poller is awake for a small part of it. */
+	t0 = now_ns();
+	busy = sqpoll_ns(_metadata, rfd);
+	usleep(1000000);
+	busy = sqpoll_ns(_metadata, rfd) - busy;
+	wall = now_ns() - t0;
+	EXPECT_GT(wall / 5, busy) TH_LOG("poller awake %llu of %llu ns",
+					 (unsigned long long)busy, (unsigned long long)wall);
+	EXPECT_EQ(0, kgo_ring_cq_ready(&r));
+	EXPECT_EQ(1, kgo_ring_sq_ready(&r));
+
+	/* Room again: the entry is consumed, and the flag goes. */
+	EXPECT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, &cn));
+	EXPECT_EQ(held, cn.cancelled);
+	t0 = now_ns();
+	while (!kgo_ring_cq_ready(&r) && now_ns() - t0 < 10 * NSEC)
+		usleep(1000);
+	ASSERT_EQ(0, kgo_ring_peek_cqe(&r, &c));
+	EXPECT_EQ(1, c->tag);
+	EXPECT_EQ(0, c->status);
+	kgo_ring_cqe_seen(&r, c);
+	/* Cleared once the poller's submission returns, just after the CQE. */
+	t0 = now_ns();
+	while ((__atomic_load_n(r.sq_flags, __ATOMIC_ACQUIRE) & (KGO_SQ_EAGAIN | KGO_SQ_ENOMEM)) &&
+	       now_ns() - t0 < 2 * NSEC)
+		usleep(1000);
+	EXPECT_FALSE(*r.sq_flags & (KGO_SQ_EAGAIN | KGO_SQ_ENOMEM))
+		TH_LOG("sq_flags %#x", *r.sq_flags);
+	kgo_ring_exit(&r);
+	close(rfd);
+}
+
+/* An SQPOLL ring of one entry on @fd: 0, or -1 with errno. */
+static int sqpoll_setup(int fd)
+{
+	struct kgo_ring_params p = {
+		.size = sizeof(p), .sq_entries = 1, .cq_entries = 1,
+		.flags = KGO_RING_SQPOLL,
+	};
+
+	return ioctl(fd, KGO_IOC_RING_SETUP, &p);
+}
+
+/*
+ * Opens @n fds and sets up a ring on each with @fn, retrying (for up to
+ * 5 s) until at least @want are set up: goroutines and rings of earlier
+ * tests go away asynchronously. Returns how many were; *@other counts
+ * refusals other than -EAGAIN.
+ */
+static int rings_on(int *fds, bool *has, int n, int want, int (*fn)(int), int *other)
+{
+	int made = 0;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		made = 0;
+		for (int i = 0; i < n; i++) {
+			fds[i] = open(KGO_DEVICE_PATH, O_RDWR);
+			has[i] = fds[i] >= 0 && fn(fds[i]) == 0;
+			if (has[i])
+				made++;
+			else if (errno != EAGAIN)
+				(*other)++;
+		}
+		if (made >= want)
+			break;
+		for (int i = 0; i < n; i++)
+			close(fds[i]);
+		usleep(50000);
+	}
+	return made;
+}
+
+/*
+ * A poller is a goroutine the user caused: it counts against
+ * max_user_goroutines. With the cap at 4, 8 fds each setting up an
+ * SQPOLL ring: 4 are set up and the others get -EAGAIN, as a task does
+ * then; closing one ring's fd gives its place back.
+ */
+TEST_F(capped, sqpoll_counts_against_cap)
+{
+	struct kgo_task t = { .kind = KGO_TASK_NOP };
+	int fds[8], i, made, other = 0, with = -1, without = -1;
+	bool has[8];
+
+	ASSERT_EQ(0, write_param("max_user_goroutines", 4));
+	made = rings_on(fds, has, 8, 4, sqpoll_setup, &other);
+	EXPECT_EQ(4, made);
+	EXPECT_EQ(0, other);
+	/* No goroutine left for a task either. */
+	EXPECT_EQ(-1, submit(self->fd, &t, 1));
+	EXPECT_EQ(EAGAIN, errno);
+	for (i = 0; i < 8; i++) {
+		if (has[i] && with < 0)
+			with = i;
+		if (!has[i])
+			without = i;
+	}
+	ASSERT_LE(0, with);
+	ASSERT_LE(0, without);
+	/* A poller gone gives its place back (its exit is asynchronous). */
+	close(fds[with]);
+	for (i = 0; i < 1000; i++) {
+		if (sqpoll_setup(fds[without]) == 0)
+			break;
+		ASSERT_EQ(EAGAIN, errno);
+		usleep(10000);
+	}
+	EXPECT_GT(1000, i);
+	for (i = 0; i < 8; i++)
+		if (i != with)
+			close(fds[i]);
+}
+
+static int small_setup(int fd)
+{
+	struct kgo_ring_params p;
+
+	return setup(fd, &p, 1, 1);
+}
+
+/*
+ * Rings are capped per user, whatever their size, before anything is
+ * allocated: the third of two is -EAGAIN, and that fd can set one up
+ * once another fd's ring is gone.
+ */
+TEST_F(capped, rings_cap)
+{
+	int fds[3], i, made, other = 0, with = -1, without = -1;
+	bool has[3];
+
+	ASSERT_LT(0, self->rings) TH_LOG("no max_user_rings parameter");
+	ASSERT_EQ(0, write_param("max_user_rings", 2));
+	made = rings_on(fds, has, 3, 2, small_setup, &other);
+	EXPECT_EQ(2, made);
+	EXPECT_EQ(0, other);
+	for (i = 0; i < 3; i++) {
+		if (has[i] && with < 0)
+			with = i;
+		if (!has[i])
+			without = i;
+	}
+	ASSERT_LE(0, with);
+	ASSERT_LE(0, without);
+	/* Unmapped and closed, with nothing in flight: freed at close. */
+	close(fds[with]);
+	EXPECT_EQ(0, small_setup(fds[without])) TH_LOG("%s", strerror(errno));
+	for (i = 0; i < 3; i++)
+		if (i != with)
+			close(fds[i]);
 }
 
 TEST_HARNESS_MAIN

@@ -7,9 +7,16 @@
  * was compiled with, so that old binaries keep working on new modules
  * and new binaries on old modules:
  *
- *  - a @size below the struct's first version gives -EINVAL;
+ *  - a @size below the struct's first version gives -EINVAL: each
+ *    struct's first size is named KGO_<STRUCT>_SIZE_VER0 below, and
+ *    every size from it up to today's sizeof() is accepted; fields a
+ *    shorter struct lacks read as zero, and are not written back;
  *  - a @size larger than the module knows is accepted if every byte past
  *    what the module knows is zero, and gives -E2BIG otherwise;
+ *  - a @size larger than a page (the system's page size) is no struct
+ *    version at all: -E2BIG, whatever the bytes past it, as clone3()
+ *    and openat2() answer; the same holds for the task size of
+ *    KGO_IOC_SUBMIT;
  *  - @flags bits the module does not know give -EINVAL, never silently
  *    ignored; fields named __reserved must be zero (-EINVAL);
  *  - output fields are written back only within @size bytes.
@@ -60,7 +67,9 @@
  * @mem_budget: out: bytes that goroutine stacks and structs may hold in
  *		all (the max_mem_mb parameter). A spawn that would not
  *		leave room for one more stack fails with -ENOMEM: SUBMIT
- *		refuses the task, a SPAWN task completes with it.
+ *		refuses the task, a SPAWN task completes with it (and
+ *		with -EAGAIN when the user's max_user_goroutines is
+ *		reached first).
  *
  * Describes the loaded module so that a tool can check it speaks the
  * same ABI before it submits anything.
@@ -94,7 +103,11 @@ struct kgo_info {
  *                     children (the fan-out, 1..KGO_SPAWN_MAX_FANOUT)
  *                     down to args[1] levels below the root, and waits
  *                     for them with a WaitGroup. At most
- *                     KGO_SPAWN_MAX_NODES nodes (-E2BIG).
+ *                     KGO_SPAWN_MAX_NODES nodes (-E2BIG). A tree
+ *                     that cannot grow completes with the nodes it
+ *                     ran and status -EAGAIN (the user's
+ *                     max_user_goroutines is reached) or -ENOMEM
+ *                     (kgo's memory budget, see struct kgo_info).
  *                                                     result: nodes run
  *  KGO_TASK_CHECKSUM  CRC32C (Castagnoli, initial ~0, final xor ~0, as
  *                     iSCSI and ext4 use it) of args[1] bytes at user
@@ -106,6 +119,10 @@ struct kgo_info {
  *                                                     result: ns slept
  *  KGO_TASK_PINGPONG  two goroutines exchange args[0] round trips, at
  *                     most KGO_PINGPONG_MAX, over unbuffered channels.
+ *                     (This kind, SELECT and PINGPONG_HOG run a second
+ *                     goroutine, the user's too: when the user's
+ *                     max_user_goroutines leaves no room for it, the
+ *                     task completes with -EAGAIN.)
  *                                                     result: round trips
  *  KGO_TASK_SELECT    a producer goroutine sends args[0] values (at most
  *                     KGO_SELECT_TASK_MAX), one every args[1] ns (at
@@ -199,6 +216,8 @@ struct kgo_task {
 	__aligned_u64 __reserved;
 };
 
+#define KGO_TASK_SIZE_VER0	48	/* the first version: up to @__reserved */
+
 /**
  * struct kgo_submit - argument of KGO_IOC_SUBMIT
  * @size: in: sizeof(struct kgo_submit)
@@ -206,8 +225,9 @@ struct kgo_task {
  * @tasks: in: user address of an array of @nr task descriptors
  * @nr: in: how many
  * @task_size: in: the size of one descriptor in that array, as the
- *	       caller knows struct kgo_task (the same growth rules apply to
- *	       each descriptor as to an ioctl struct)
+ *	       caller knows struct kgo_task, at least %KGO_TASK_SIZE_VER0
+ *	       (the same growth rules apply to each descriptor as to an
+ *	       ioctl struct)
  *
  * Tasks are accepted in order. Each accepted task completes exactly
  * once: done, failed, or cancelled. The ioctl returns the number
@@ -229,6 +249,8 @@ struct kgo_submit {
 	__u32 nr;
 	__u32 task_size;
 };
+
+#define KGO_SUBMIT_SIZE_VER0	24	/* the first version: up to @task_size */
 
 /**
  * struct kgo_completion - one completion record, as read(2) returns it
@@ -260,6 +282,8 @@ struct kgo_completion {
 	__aligned_u64 ended_ns;
 };
 
+#define KGO_COMPLETION_SIZE_VER0 56	/* the first version: up to @ended_ns */
+
 /**
  * struct kgo_wait - argument of KGO_IOC_WAIT
  * @size: in: sizeof(struct kgo_wait)
@@ -282,6 +306,8 @@ struct kgo_wait {
 	__u32 ready;
 	__aligned_u64 timeout_ns;
 };
+
+#define KGO_WAIT_SIZE_VER0	24	/* the first version: up to @timeout_ns */
 
 #define KGO_WAIT_FOREVER	(~0ULL)
 
@@ -310,6 +336,8 @@ struct kgo_cancel {
 	__u32 cancelled;
 	__u32 __reserved;
 };
+
+#define KGO_CANCEL_SIZE_VER0	24	/* the first version: up to @__reserved */
 
 #define KGO_CANCEL_ALL		(1U << 0)
 #define KGO_CANCEL_RUNNING	(1U << 1)
@@ -363,8 +391,9 @@ struct kgo_cancel {
  * returns -EBUSY when it consumed nothing: consume completions (advance
  * cq_head), then enter again. The module never trusts an index the
  * caller writes: a sq_tail more than sq_entries past sq_head is -EINVAL,
- * a cq_head that is not between what the module promised and wrote
- * counts as a full CQ; each slot the module touches is index & mask.
+ * a cq_head more than cq_entries behind, or ahead of, the tasks the
+ * module consumed from the SQ counts as a full CQ; each slot the module
+ * touches is index & mask.
  *
  * Each SQ entry is copied once, then validated as KGO_IOC_SUBMIT does:
  * one that is not a valid task (-EINVAL, -E2BIG, -EFAULT for a
@@ -375,8 +404,10 @@ struct kgo_cancel {
  * The caps: the CQ's entries count as tasks in flight against the
  * fd's max_inflight and the user's max_user_inflight from setup until
  * the ring goes (its fd closed and unmapped, every task done); tasks
- * still take the user's max_user_goroutines one each, and CHECKSUM
- * buffers count against max_bytes. The ring's memory is charged to the
+ * still take the user's max_user_goroutines one each (and the poller of
+ * a %KGO_RING_SQPOLL ring one, from setup until the ring goes), and
+ * CHECKSUM buffers count against max_bytes. The ring itself is one of
+ * the user's max_user_rings. The ring's memory is charged to the
  * caller's memory cgroup.
  *
  * The mapping may be unmapped, and mapped again, at any time: the
@@ -418,6 +449,8 @@ struct kgo_ring_offsets {
 	__u32 __reserved;
 };
 
+#define KGO_RING_OFFSETS_SIZE_VER0 32	/* the first version: up to @__reserved */
+
 /**
  * struct kgo_ring_params - argument of KGO_IOC_RING_SETUP
  * @size: in: sizeof(struct kgo_ring_params)
@@ -430,14 +463,20 @@ struct kgo_ring_offsets {
  *		many, a power of two
  * @sq_idle_ms: in: with %KGO_RING_SQPOLL, how long the poller polls an
  *		empty SQ before it sleeps, 1..1000 (0: 10); else 0
- * @mmap_size: out: the length to mmap(2)
- * @off: out: where the indices and entries are in the mapping
+ * @mmap_size: out: the length to mmap(2); must be 0 on input
+ * @off: out: where the indices and entries are in the mapping; must be
+ *	 all 0 on input
  * @__reserved: must be 0
  *
  * Returns 0; -EBUSY if the fd has a ring already (one per fd);
  * -EINVAL for sizes out of range, unknown flags, non-zero reserved
- * fields; -EAGAIN if the CQ's entries do not fit in the fd's or the
- * user's cap on tasks in flight (see above); -ENOMEM.
+ * fields or a non-zero @mmap_size or @off on input (so that they may
+ * carry input in a later version); -EAGAIN if the CQ's entries do not
+ * fit in the fd's or the user's cap on tasks in flight (see above), if
+ * the user has max_user_rings rings already, or if a poller
+ * (%KGO_RING_SQPOLL), which counts as one of the user's
+ * max_user_goroutines for the ring's life, does not fit; -ENOMEM.
+ * Nothing is allocated before the caps are checked.
  */
 struct kgo_ring_params {
 	__u32 size;
@@ -449,6 +488,8 @@ struct kgo_ring_params {
 	struct kgo_ring_offsets off;
 	__aligned_u64 __reserved;
 };
+
+#define KGO_RING_PARAMS_SIZE_VER0 64	/* the first version: up to @__reserved */
 
 /*
  * A goroutine of the module polls the SQ (io_uring's SQPOLL): tasks the
@@ -474,6 +515,19 @@ struct kgo_ring_params {
 /* sq_flags bits */
 #define KGO_SQ_NEED_WAKEUP	(1U << 0)
 
+/*
+ * The SQ poller could not consume the entry at sq_head, for a reason
+ * that is not the entry's fault, and left it there: KGO_SQ_EAGAIN for
+ * what ENTER reports as -EAGAIN (the user's max_user_goroutines, say),
+ * KGO_SQ_ENOMEM for -ENOMEM (memory, kgo's memory budget, the memory
+ * cgroup). It retries on a timer, after 1 ms, then twice as long each
+ * time, up to sq_idle_ms; KGO_ENTER_SQ_WAKEUP makes it retry at once.
+ * The bit is cleared once it consumes again. A module older than these
+ * bits never sets them (its poller retries without a pause).
+ */
+#define KGO_SQ_EAGAIN		(1U << 1)
+#define KGO_SQ_ENOMEM		(1U << 2)
+
 /**
  * struct kgo_enter - argument of KGO_IOC_ENTER
  * @size: in: sizeof(struct kgo_enter)
@@ -493,7 +547,11 @@ struct kgo_ring_params {
  * fewer than @to_submit: it stops at the first it cannot accept, and
  * returns the reason if that is the first: -EBUSY (the CQ could
  * overflow: consume completions first), -EAGAIN (the user's
- * max_user_goroutines), -ENOMEM (memory, or kgo's memory budget),
+ * max_user_goroutines; this fd's max_bytes for CHECKSUM buffers; or
+ * every one of the ring's cq_entries task slots still held: a task
+ * whose completion is in the CQ, even consumed, keeps its slot until
+ * its goroutine has exited, a moment later, so enter again),
+ * -ENOMEM (memory, or kgo's memory budget),
  * -EINVAL (a sq_tail too far ahead of sq_head). When nothing was
  * consumed, a wait that did not end well returns -ETIMEDOUT or -EINTR;
  * when something was, the wait's outcome is what the CQ shows. Also
@@ -510,6 +568,8 @@ struct kgo_enter {
 	__u32 min_complete;
 	__aligned_u64 timeout_ns;
 };
+
+#define KGO_ENTER_SIZE_VER0	24	/* the first version: up to @timeout_ns */
 
 /* KGO_IOC_ENTER flags */
 #define KGO_ENTER_SQ_WAKEUP	(1U << 0)	/* wake a sleeping SQ poller */
@@ -566,7 +626,7 @@ struct kgo_proc_stats {
 
 /**
  * struct kgo_stats - argument of KGO_IOC_STATS
- * @size: in: sizeof(struct kgo_stats)
+ * @size: in: sizeof(struct kgo_stats), at least %KGO_STATS_SIZE_VER0
  * @flags: in: must be 0
  * @procs: in: user address of room for @procs_max records, or 0
  * @procs_max: in: how many records fit there
@@ -613,6 +673,10 @@ struct kgo_stats {
 	__aligned_u64 sqpoll_ns;
 	__aligned_u64 sqpoll_tasks;
 };
+
+/* The first version ended at @latency; @sqpoll_ns and @sqpoll_tasks came next. */
+#define KGO_STATS_SIZE_VER0	336
+#define KGO_STATS_SIZE_VER1	352	/* up to and including @sqpoll_tasks */
 
 #define KGO_PROC_STATS_SIZE_VER0	144	/* the first version: spinning included */
 
