@@ -91,6 +91,38 @@ stock_image() {
 	fi
 }
 
+# apt_at ROOT CMD...: an apt command in ROOT (a Debian root made by
+# tools/vm/sid-root.sh), or on this machine where ROOT is empty.
+apt_at() {
+	local r=$1
+	shift
+	if [ -n "$r" ]; then
+		chroot "$r" "$@"
+	else
+		"$@"
+	fi
+}
+
+# apt_download ROOT DIR PKG...: `apt-get download` PKGs into DIR, with
+# ROOT's apt (or this machine's). Nothing is installed. As root, apt
+# hands downloads to its sandbox user, which cannot write into a
+# root-owned temporary directory: download as root.
+apt_download() {
+	local r=$1 dir=$2 dl
+	shift 2
+	if [ -n "$r" ]; then
+		dl=$r/tmp/kgo-debs-$$
+		rm -rf "$dl"
+		mkdir -p "$dl"
+		chroot "$r" sh -c 'cd "$1" && shift && exec apt-get download -q -o APT::Sandbox::User=root "$@"' \
+			download "${dl#"$r"}" "$@" >&2 || { rm -rf "$dl"; return 1; }
+		mv "$dl"/*.deb "$dir/"
+		rm -rf "$dl"
+	else
+		(cd "$dir" && apt-get download -q -o APT::Sandbox::User=root "$@" >&2)
+	fi
+}
+
 # kbuild_run KDIR CMD...: runs CMD (a kbuild make against KDIR) where
 # KDIR's kernel can be built for. A Debian kernel's headers name the
 # compiler it was built with (.kernelvariables); where this machine has

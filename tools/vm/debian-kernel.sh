@@ -49,13 +49,7 @@ cached && exit 0
 [ "$(id -u)" = 0 ] || die "debian-kernel.sh: fetching $kver needs apt as root"
 
 # apt, here or in the root.
-apt() {
-	if [ -n "$aroot" ]; then
-		chroot "$aroot" "$@"
-	else
-		"$@"
-	fi
-}
+apt() { apt_at "$aroot" "$@"; }
 # apt-cache show PKG: its newest version's field FIELD, or nothing.
 field() {
 	apt apt-cache show --no-all-versions "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -n 1
@@ -97,21 +91,8 @@ tmp=$dir.tmp
 rm -rf "$tmp" "$dir"
 mkdir -p "$tmp/debs"
 note "unpacking Debian's $kver ($debver) into $dir: ${pkgs[*]}"
-# As root, apt hands downloads to its sandbox user, which cannot write
-# into a root-owned temporary directory: download as root.
-if [ -n "$aroot" ]; then
-	dl=$aroot/tmp/kgo-debs-$$
-	rm -rf "$dl"
-	mkdir -p "$dl"
-	chroot "$aroot" sh -c 'cd "$1" && shift && exec apt-get download -q -o APT::Sandbox::User=root "$@"' \
-		download "${dl#"$aroot"}" "${pkgs[@]}" >&2 ||
-		die "apt-get download ${pkgs[*]} in $aroot failed"
-	mv "$dl"/*.deb "$tmp/debs/"
-	rm -rf "$dl"
-else
-	(cd "$tmp/debs" && apt-get download -q -o APT::Sandbox::User=root "${pkgs[@]}" >&2) ||
-		die "apt-get download ${pkgs[*]} failed"
-fi
+apt_download "$aroot" "$tmp/debs" "${pkgs[@]}" ||
+	die "apt-get download ${pkgs[*]}${aroot:+ in $aroot} failed"
 for deb in "$tmp"/debs/*.deb; do
 	dpkg-deb -x "$deb" "$tmp"
 done
