@@ -5,9 +5,9 @@
 # selftests on the 6.1 debug kernel (KASAN, lockdep, kmemleak,
 # panic_on_warn), the selftests on Debian's stock 6.1, 6.12 and newest
 # 7.x kernels, the selftests again through the kernel's kselftest
-# runner on stock 6.1 and 7.x (built in the linux-source tree), and a
-# smoke run of make bench (tiny sizes), and ends with "N passed, N
-# failed[, N skipped]" summed over every case of them all.
+# runner on stock 6.1 and 7.x (each built with its own series'
+# framework), and a smoke run of make bench (tiny sizes), and ends with
+# "N passed, N failed[, N skipped]" summed over every case of them all.
 # Exits non-zero on any failure, kernel report, leak or timeout.
 set -uo pipefail
 . "$(dirname "$0")/vm/common.sh"
@@ -74,18 +74,17 @@ for k in $KGO_STOCK_KERNELS; do
 	counts "$KGO_OUT/logs/check-$k.counts"
 done
 
-# kgo's selftests built inside the linux-source tree (lib.mk) and run by
-# kselftest's own run_kselftest.sh on the stock kernels: one result per
-# program, as the runner counts them.
-note "kselftest: selftests/kgo as tools/testing/selftests/kgo of the kernel tree"
-kbuilt=0
-"$KGO_TOP/tools/kselftest.sh" >"$KGO_OUT/logs/kselftest-build.log" 2>&1 && kbuilt=1 ||
-	note "kselftest build failed: $KGO_OUT/logs/kselftest-build.log"
+# kgo's selftests built inside each kernel's own kselftest framework
+# (lib.mk, tools/kselftest.sh) and run by its run_kselftest.sh on the
+# stock kernels: one result per program, as the runner counts them.
+note "kselftest: selftests/kgo as tools/testing/selftests/kgo of each kernel's tree"
 for k in stock stock-7; do
 	rm -f "$KGO_OUT/logs/kselftest-$k.counts"
-	if [ $kbuilt = 1 ]; then
-		KGO_VM_EXTRA=$KGO_OUT/kselftest "$KGO_TOP/tools/vm/run.sh" --kernel "$k" \
+	if "$KGO_TOP/tools/kselftest.sh" --kernel "$k" >"$KGO_OUT/logs/kselftest-build-$k.out" 2>&1; then
+		KGO_VM_EXTRA=$KGO_OUT/kselftest/$k "$KGO_TOP/tools/vm/run.sh" --kernel "$k" \
 			--job kselftest --name "kselftest-$k" || rc=1
+	else
+		note "kselftest build for $k failed: $KGO_OUT/logs/kselftest-build-$k.out"
 	fi
 	counts "$KGO_OUT/logs/kselftest-$k.counts"
 done

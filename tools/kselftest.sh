@@ -1,40 +1,46 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-#   kselftest.sh [--run-tests] [INSTALL_PATH]
+#   kselftest.sh [--run-tests] [--kernel KERNEL] [INSTALL_PATH]
 #
 # Builds kgo's selftests the kernel's way: copies selftests/kgo (with
 # kgo's two headers in its include/) into a throwaway copy of the
-# linux-source tree's tools/testing/selftests, then runs
+# kselftest framework of KERNEL's series (default stock, 6.1; see
+# tools/vm/kselftest-src.sh), then runs
 #
 #   make -C tools/testing/selftests TARGETS=kgo install INSTALL_PATH=...
 #
-# INSTALL_PATH (default out/kselftest/kselftest) then holds
+# INSTALL_PATH (default out/kselftest/KERNEL/kselftest) then holds
 # run_kselftest.sh, kselftest-list.txt and kgo/ with the binaries, config
 # and settings: what tools/vm/jobs/kselftest.sh runs in a VM, given
-# KGO_VM_EXTRA=out/kselftest to tools/vm/run.sh. The cached source tree
-# is only read. Log: out/logs/kselftest-build.log.
+# KGO_VM_EXTRA=out/kselftest/KERNEL to tools/vm/run.sh. The cached
+# source tree is only read. Log: out/logs/kselftest-build-KERNEL.log.
 #
 # --run-tests: then also make ... TARGETS=kgo run_tests, on this machine,
 # which must have kgo loaded (modprobe kgo): the TAP goes to stdout.
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
-run_tests=
-if [ "${1:-}" = --run-tests ]; then
-	run_tests=1
+run_tests= k=stock
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--run-tests) run_tests=1 ;;
+	--kernel) k=${2:?--kernel needs a kernel name}; shift ;;
+	-*) die "kselftest.sh: unknown option $1" ;;
+	*) break ;;
+	esac
 	shift
-fi
-install=${1:-$KGO_OUT/kselftest/kselftest}
+done
+install=${1:-$KGO_OUT/kselftest/$k/kselftest}
 "$KGO_TOP/tools/deps.sh" gcc make libc6-dev linux-source-6.1 rsync
-ksrc=$("$KGO_TOP/tools/vm/ksrc.sh")
+ksrc=$("$KGO_TOP/tools/vm/kselftest-src.sh" "$k")
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tree=$tmp/linux
 mkdir -p "$tree/tools/testing" "$tree/scripts"
 cp -a "$ksrc/tools/testing/selftests" "$tree/tools/testing/"
-# The selftests' Makefile includes this one file from outside tools/.
+# lib.mk includes this one file from outside tools/.
 cp "$ksrc/scripts/subarch.include" "$tree/scripts/"
 
 dst=$tree/tools/testing/selftests/kgo
@@ -47,7 +53,7 @@ mkdir -p "$dst/libkgo"
 cp "$KGO_TOP/libkgo/libkgo.h" "$KGO_TOP/libkgo/ring.c" "$dst/libkgo/"
 
 mkdir -p "$KGO_OUT/logs"
-log=$KGO_OUT/logs/kselftest-build.log
+log=$KGO_OUT/logs/kselftest-build-$k.log
 rm -rf "$install"
 if ! make -C "$tree/tools/testing/selftests" TARGETS=kgo install \
 	INSTALL_PATH="$install" >"$log" 2>&1; then
@@ -67,7 +73,7 @@ got=$(cat "$install/kselftest-list.txt")
 for f in run_kselftest.sh kselftest/runner.sh kgo/settings kgo/config; do
 	[ -f "$install/$f" ] || die "no $f in $install"
 done
-note "kselftest: $(wc -l <"$install/kselftest-list.txt") kgo programs installed in $install"
+note "kselftest: $(wc -l <"$install/kselftest-list.txt") kgo programs built with $(basename "$ksrc")'s framework, in $install"
 
 if [ -n "$run_tests" ]; then
 	[ -e /dev/kgo ] || note "kselftest: no /dev/kgo here: load kgo first (modprobe kgo); the tests will fail"

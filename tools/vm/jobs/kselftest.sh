@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by /init: kgo's selftests through the kernel's own runner,
-# run_kselftest.sh, as tools/kselftest.sh installs it in
-# out/kselftest/kselftest (KGO_VM_EXTRA=out/kselftest: /kgo/kselftest).
+# run_kselftest.sh, as tools/kselftest.sh --kernel K installs it in
+# out/kselftest/K/kselftest (KGO_VM_EXTRA=out/kselftest/K: /kgo/kselftest).
 # The runner's TAP is a selftest section, so each program is one case
 # (its own cases are the runner's "# " lines); then its summary.
 
@@ -44,7 +44,7 @@ kselftest_summary() {
 }
 
 if [ ! -x "$ksft/run_kselftest.sh" ]; then
-	report "KGO-FAIL no $ksft/run_kselftest.sh: tools/kselftest.sh, then run.sh with KGO_VM_EXTRA=out/kselftest"
+	report "KGO-FAIL no $ksft/run_kselftest.sh: tools/kselftest.sh, then run.sh with KGO_VM_EXTRA=out/kselftest/KERNEL"
 	return
 fi
 if ! insmod /kgo/kgo.ko; then
