@@ -17,9 +17,12 @@
 # installed, and deletes /usr/src/kgo-VERSION.
 #
 # test: install for each KVER (default: the 6.1, 6.12 and 7.x kernels of
-# tools/vm/common.sh; 7.x inside the Debian unstable root, whose gcc it
-# needs), check that modprobe finds the module DKMS
-# installed and that it is signed, then remove. Builds only: nothing is
+# tools/vm/common.sh, and 6.1's PREEMPT_RT flavour; 7.x inside the Debian
+# unstable root, whose gcc it needs), check that modprobe finds the
+# module DKMS installed and that it is signed, then remove. A PREEMPT_RT
+# KVER must be skipped instead (dkms.conf's BUILD_EXCLUSIVE_CONFIG: DKMS
+# exits 77 and installs nothing), and dkms.conf's minimum version is
+# checked against versions on either side of it. Builds only: nothing is
 # loaded, the running kernel is not touched. A KVER whose headers are
 # not installed builds against its headers unpacked in the cache
 # (tools/vm/debian-kernel.sh), through a /lib/modules/KVER/build link
@@ -121,9 +124,44 @@ test_cleanup() {
 	[ -d /lib/modules ] && rmdir --ignore-fail-on-non-empty /lib/modules
 }
 
+# test_exclusive: BUILD_EXCLUSIVE_KERNEL takes the supported series and
+# no other, matched as DKMS matches it (bash's =~ on the version).
+test_exclusive() {
+	local re v
+	re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$KGO_TOP/dkms.conf")
+	[ -n "$re" ] || die "dkms test: no BUILD_EXCLUSIVE_KERNEL in dkms.conf"
+	for v in 6.1.0-56-amd64 6.12.117+deb12-amd64 6.19.1 7.2.13+deb14-amd64 10.0.1; do
+		[[ $v =~ $re ]] || die "dkms test: dkms.conf would skip supported kernel $v"
+	done
+	for v in 4.19.0-27-amd64 5.10.0-30-amd64 5.15.0-1 6.0.12-amd64; do
+		[[ ! $v =~ $re ]] || die "dkms test: dkms.conf would build for unsupported kernel $v"
+	done
+	note "dkms test: BUILD_EXCLUSIVE_KERNEL takes 6.1 and later, and nothing before"
+}
+
+# is_rt KVER: whether KVER's headers configure PREEMPT_RT.
+is_rt() { grep -q '^CONFIG_PREEMPT_RT=y' "/lib/modules/$1/build/.config"; }
+
+# skip_rt KVER: DKMS refuses to build for a PREEMPT_RT kernel, with its
+# "skipped" status, and installs nothing.
+skip_rt() {
+	local kver=$1 rc=0
+	dkms build -m "$name" -v "$version" -k "$kver" >"$KGO_OUT/logs/dkms-$kver.out" 2>&1 || rc=$?
+	[ $rc = 77 ] || {
+		cat "$KGO_OUT/logs/dkms-$kver.out" >&2
+		die "dkms test: $kver is PREEMPT_RT, and dkms build exited $rc, not 77 (skipped)"
+	}
+	if modprobe -S "$kver" -n kgo 2>/dev/null; then
+		die "dkms test: kgo is installed for PREEMPT_RT $kver"
+	fi
+	note "dkms test: $kver: PREEMPT_RT, skipped by DKMS (exit 77), nothing installed"
+}
+
 test_kernels() {
 	local kvers=("$@") kver hdr kroot
-	[ ${#kvers[@]} -gt 0 ] || kvers=("$KGO_KVER_61" "$KGO_KVER_612" "$(stock_kver stock-7)")
+	[ ${#kvers[@]} -gt 0 ] ||
+		kvers=("$KGO_KVER_61" "$KGO_KVER_612" "$(stock_kver stock-7)" "$(stock_kver rt)")
+	test_exclusive
 	# Kernels built with a compiler this machine lacks (7.x): the whole
 	# test again inside the Debian unstable root, with its own DKMS,
 	# /usr/src and /lib/modules.
@@ -169,18 +207,26 @@ test_kernels() {
 	unregister
 	copy_sources
 	dkms add -m "$name" -v "$version"
+	mkdir -p "$KGO_OUT/logs"
+	local built=() skipped=()
 	for kver in "${kvers[@]}"; do
+		if is_rt "$kver"; then
+			skip_rt "$kver"
+			skipped+=("$kver")
+			continue
+		fi
 		build_install "$kver"
 		check_installed "$kver"
+		built+=("$kver")
 	done
 	dkms status -m "$name" -v "$version"
 	unregister
-	for kver in "${kvers[@]}"; do
+	for kver in "${built[@]}"; do
 		if modprobe -S "$kver" -n kgo 2>/dev/null; then
 			die "dkms test: kgo is still installed for $kver after dkms remove"
 		fi
 	done
-	note "dkms test: built, installed and removed kgo $version for ${kvers[*]}"
+	note "dkms test: built, installed and removed kgo $version for ${built[*]:-no kernel}${skipped[*]:+; skipped ${skipped[*]} (PREEMPT_RT)}"
 }
 
 case "${1:-}" in
