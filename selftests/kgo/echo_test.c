@@ -56,14 +56,18 @@
  * a stall. On the debug and KCSAN kernels under TCG, the NET_RX softirq
  * falls behind a thousand connections: segments wait in the input
  * backlog past TCP's retransmission timeout, and the retransmits back
- * off, yet the connections move. CAP_NS bounds the whole, well inside
- * the VM's own time limit, and the harness's limit for the case is a
- * minute past it: the case must reach its own verdict and close its
- * connections, or the module stays loaded with the port taken and the
- * next cases fail for it.
+ * off, yet the connections move. How long the whole takes is the host's
+ * business: beside other VMs and a CPU hog the debug kernel's run went
+ * past ten minutes. So the case has no limit of its own on the total,
+ * only the stall, and says every PROGRESS_NS how far it got; the
+ * harness's limit (VERIFIED_TIMEOUT_S) is a last resort against a hang,
+ * below the test VM's own. A case that the harness does end leaves the
+ * module loaded, and the next case's setup unloads it first.
  */
-#define STALL_NS	(60 * NSEC)
-#define CAP_NS		(600 * NSEC)
+/* Longer than TCP_RTO_MAX (120 s): one retransmit at the top of its backoff is not a stall. */
+#define STALL_NS	(150 * NSEC)
+#define PROGRESS_NS	(60 * NSEC)
+#define VERIFIED_TIMEOUT_S	2400
 
 /* The byte at offset @off of connection @id's stream. */
 static inline unsigned char pattern(unsigned int id, uint64_t off)
@@ -327,6 +331,9 @@ FIXTURE_SETUP(echo)
 		if (*c == '-')
 			*c = '_';
 
+	/* Left loaded by a case the harness ended: that case failed already. */
+	if (listening() && !syscall(SYS_delete_module, self->name, O_NONBLOCK))
+		TH_LOG("unloaded %s, left loaded by an earlier case", self->name);
 	ASSERT_FALSE(listening()) TH_LOG("port %d is taken before the load", PORT);
 	self->goroutines = goroutines_alive();
 	snprintf(params, sizeof(params), "port=%d", PORT);
@@ -611,13 +618,13 @@ static int client_read(int epfd, struct client *c, unsigned char *buf, uint64_t 
 	return client_write(epfd, c, buf) ? -1 : 0;
 }
 
-TEST_F_TIMEOUT(echo, verified, 660)
+TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 {
 	static unsigned char buf[MAX_MSG];
 	struct epoll_event evs[64];
 	struct client *cs;
 	struct net_losses before, after;
-	uint64_t bad = 0, start, moved;
+	uint64_t bad = 0, start, moved, told;
 	unsigned int left = NCONNS, errors = 0;
 	int epfd;
 
@@ -654,12 +661,18 @@ TEST_F_TIMEOUT(echo, verified, 660)
 		ASSERT_EQ(0, epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &ev));
 		ASSERT_EQ(0, client_write(epfd, c, buf));
 	}
-	start = moved = now_ns();
-	while (left && now_ns() - moved < STALL_NS && now_ns() - start < CAP_NS) {
+	start = moved = told = now_ns();
+	while (left && now_ns() - moved < STALL_NS) {
 		int n = epoll_wait(epfd, evs, 64, 1000);
 
 		if (n > 0)
 			moved = now_ns();
+		if (now_ns() - told >= PROGRESS_NS) {
+			told = now_ns();
+			printf("# verified: %.0f s, %u of %u connections still going\n",
+			       (told - start) / 1e9, left, NCONNS);
+			fflush(stdout);
+		}
 
 		for (int i = 0; i < n; i++) {
 			struct client *c = evs[i].data.ptr;
