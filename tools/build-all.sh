@@ -20,7 +20,7 @@ for k in "$@"; do
 done
 
 make -s -C "$KGO_TOP/tools/kgoctl"
-make -s -C "$KGO_TOP/selftests/kgo"
+make -s -C "$KGO_TOP/selftests/kgo" KGO_STATIC=1
 mkdir -p "$KGO_OUT/bin/selftests"
 cp "$KGO_TOP/tools/kgoctl/kgoctl" "$KGO_OUT/bin/"
 rm -f "$KGO_OUT/bin/selftests/"*

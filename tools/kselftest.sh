@@ -55,7 +55,7 @@ cp "$KGO_TOP/libkgo/libkgo.h" "$KGO_TOP/libkgo/ring.c" "$dst/libkgo/"
 mkdir -p "$KGO_OUT/logs"
 log=$KGO_OUT/logs/kselftest-build-$k.log
 rm -rf "$install"
-if ! make -C "$tree/tools/testing/selftests" TARGETS=kgo install \
+if ! make -C "$tree/tools/testing/selftests" TARGETS=kgo KGO_STATIC=1 install \
 	INSTALL_PATH="$install" >"$log" 2>&1; then
 	cat "$log" >&2
 	die "kselftest build failed"

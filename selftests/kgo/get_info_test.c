@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_util.h"
 #include "kselftest_harness.h"
 
 FIXTURE(kgo) {

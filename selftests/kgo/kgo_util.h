@@ -19,6 +19,40 @@
 
 #define NSEC		1000000000ULL
 
+/*
+ * kselftest's rule: a program that cannot run here skips, saying why,
+ * and exits KSFT_SKIP (4), which the runner counts as a skip. Every
+ * program here needs kgo loaded and /dev/kgo open to its user; this
+ * runs before main(), so that no case fails for want of either. Other
+ * errors are left to the cases, which report them.
+ */
+__attribute__((constructor)) static void kgo_need_device(void)
+{
+	const char *why;
+	int fd = open(KGO_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return;
+	}
+	switch (errno) {
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		why = "kgo is not loaded (modprobe kgo)";
+		break;
+	case EACCES:
+	case EPERM:
+		why = "no permission to open " KGO_DEVICE_PATH
+		      " (run as root, or see kgo's dev_mode, disabled and group parameters)";
+		break;
+	default:
+		return;
+	}
+	printf("TAP version 13\n1..0 # SKIP %s\n", why);
+	exit(4);
+}
+
 /* CLOCK_MONOTONIC, the clock of struct kgo_completion's times. */
 static inline uint64_t now_ns(void)
 {
