@@ -51,10 +51,11 @@ static long kgo_ioctl_get_info(struct kgo_ioctl_call *c)
 	struct kgo_info *info = c->arg;
 
 	BUILD_BUG_ON(offsetofend(struct kgo_info, mem_budget) != KGO_INFO_SIZE_VER1);
+	BUILD_BUG_ON(offsetofend(struct kgo_info, __reserved2) != KGO_INFO_SIZE_VER2);
 	BUILD_BUG_ON(sizeof(*info) % sizeof(__u64));
 	BUILD_BUG_ON(offsetofend(struct kgo_completion, ended_ns) != KGO_COMPLETION_SIZE_VER0);
 
-	if (info->flags || info->__reserved)
+	if (info->flags || info->__reserved || info->__reserved2)
 		return -EINVAL;
 	info->abi_version = KGO_ABI_VERSION;
 	info->nr_procs = READ_ONCE(kgo_sched.gomaxprocs);
@@ -62,6 +63,7 @@ static long kgo_ioctl_get_info(struct kgo_ioctl_call *c)
 	info->task_size = sizeof(struct kgo_task);
 	info->completion_size = sizeof(struct kgo_completion);
 	info->mem_budget = kgo_budget_bytes();
+	info->version = KGO_VERSION_CODE(KGO_VERSION_MAJ, KGO_VERSION_MIN, KGO_VERSION_PAT);
 	return kgo_ioctl_respond(c);
 }
 

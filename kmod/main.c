@@ -125,5 +125,6 @@ module_init(kgo_init);
 module_exit(kgo_exit_module);
 
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KGO_VERSION);
 MODULE_DESCRIPTION("kgo: goroutines inside the Linux kernel");
 MODULE_AUTHOR("The kgo authors");

@@ -32,6 +32,15 @@
 
 #include <linux/kgo.h>
 
+/*
+ * libkgo's version, which is the project's (VERSION at the top of the
+ * tree; libkgo's Makefile refuses to build when they differ). The
+ * shared library's soname, libkgo.so.1, changes only with its ABI.
+ */
+#define LIBKGO_VERSION_MAJOR	0
+#define LIBKGO_VERSION_MINOR	2
+#define LIBKGO_VERSION_PATCH	0
+
 #ifdef __cplusplus
 extern "C" {
 #endif

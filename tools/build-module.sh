@@ -15,8 +15,8 @@ name=$1 kdir=$2
 dst=$KGO_OUT/build/$name
 mkdir -p "$dst"
 # tar keeps mtimes, so an unchanged source does not rebuild its object.
-(cd "$KGO_TOP" && find Kbuild kmod samples include uapi -type f \
-	\( -name '*.[chS]' -o -name Kbuild \) -print0 | tar --null -cf - -T -) |
+(cd "$KGO_TOP" && { printf 'VERSION\0'; find Kbuild kmod samples include uapi -type f \
+	\( -name '*.[chS]' -o -name Kbuild \) -print0; } | tar --null -cf - -T -) |
 	tar -xf - -C "$dst"
 
 log=$dst/build.log

@@ -39,8 +39,9 @@ set -euo pipefail
 "$KGO_TOP/tools/deps.sh" dkms
 
 name=kgo
-version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$KGO_TOP/dkms.conf")
-[ -n "$version" ] || die "dkms.sh: no PACKAGE_VERSION in dkms.conf"
+# The project's one version; dkms.conf gets it as the sources are copied.
+version=$(cat "$KGO_TOP/VERSION")
+[ -n "$version" ] || die "dkms.sh: no version in VERSION"
 src=/usr/src/$name-$version
 
 # (Not "dkms status | grep -q": with pipefail, grep's early exit would
@@ -61,10 +62,11 @@ copy_sources() {
 	mkdir -p "$src"
 	(cd "$KGO_TOP" && {
 		echo Kbuild
-		echo dkms.conf
+		echo VERSION
 		find kmod -maxdepth 1 -type f \( -name '*.[chS]' -o -name Kbuild \)
 		find include uapi -type f -name '*.h'
 	} | tar -cf - -T -) | tar -xf - -C "$src"
+	sed "s/@VERSION@/$version/" "$KGO_TOP/dkms.conf" >"$src/dkms.conf"
 }
 
 have_headers() {

@@ -564,6 +564,8 @@ static void do_get_info(struct fuzz *f, int fdi)
 				in->flags = 1U << rng_below(&f->rng, 32);
 			if (readable(f, p, 32) && rng_pct(&f->rng, 8))
 				in->__reserved = rng_next(&f->rng) | 1;
+			if (readable(f, p, K) && usize >= K && rng_pct(&f->rng, 8))
+				in->__reserved2 = rng_next(&f->rng) | 1;
 			/* Past a valid size: ours, never read or written. */
 			if (usize >= KGO_INFO_SIZE_VER0 && usize < K && readable(f, p, K))
 				memset((char *)in + usize, 0x5a, K - usize);
@@ -574,13 +576,19 @@ static void do_get_info(struct fuzz *f, int fdi)
 		const struct kgo_info *in = (void *)(uintptr_t)p;
 		uint32_t wlen = usize < K ? usize : K;
 
-		/* The kernel reads only @usize bytes: a cut __reserved counts in part. */
-		size_t ro = offsetof(struct kgo_info, __reserved);
-		size_t rend = usize < ro + 4 ? usize : ro + 4;
+		/* The kernel reads only @usize bytes: a cut reserved field counts in part. */
+		static const size_t ros[] = { offsetof(struct kgo_info, __reserved),
+					      offsetof(struct kgo_info, __reserved2) };
+		bool reserved_set = false;
 
-		const unsigned char *res = (const unsigned char *)in + ro;
+		for (size_t i = 0; i < ARRAY_SIZE(ros); i++) {
+			size_t rend = usize < ros[i] + 4 ? usize : ros[i] + 4;
 
-		if (in->flags || (rend > ro && !all_zero(res, rend - ro)))
+			if (rend > ros[i] &&
+			    !all_zero((const unsigned char *)in + ros[i], rend - ros[i]))
+				reserved_set = true;
+		}
+		if (in->flags || reserved_set)
 			allowed = E(EINVAL);
 		else if (!writable(f, p, wlen))
 			allowed = E(EFAULT);

@@ -45,6 +45,25 @@ TEST_F(kgo, get_info)
 	EXPECT_EQ(0, info.stack_size & (info.stack_size - 1));
 }
 
+/* The module's version: MODULE_VERSION's, which sysfs shows. */
+TEST_F(kgo, get_info_version)
+{
+	struct kgo_info info = { .size = sizeof(info) };
+	unsigned int major, minor, patch;
+	FILE *f = fopen("/sys/module/kgo/version", "r");
+
+	ASSERT_NE(NULL, f) TH_LOG("no /sys/module/kgo/version: %s", strerror(errno));
+	ASSERT_EQ(3, fscanf(f, "%u.%u.%u", &major, &minor, &patch));
+	fclose(f);
+	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
+	EXPECT_EQ(KGO_VERSION_CODE(major, minor, patch), info.version);
+	EXPECT_NE(0, info.version);
+	/* Its reserved neighbour is input, and must be 0. */
+	info.__reserved2 = 1;
+	EXPECT_EQ(-1, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
+	EXPECT_EQ(EINVAL, errno);
+}
+
 /* The memory budget: max_mem_mb, by default a quarter of RAM in MiB. */
 TEST_F(kgo, get_info_mem_budget)
 {

@@ -40,6 +40,12 @@ int cmd_info(int argc, char **argv)
 	get_info(fd, &info);
 	close(fd);
 	printf("%-16s %u\n", "abi_version", info.abi_version);
+	/* 0 from a module older than the field. */
+	if (info.version)
+		printf("%-16s %u.%u.%u\n", "version", KGO_VERSION_MAJOR(info.version),
+		       KGO_VERSION_MINOR(info.version), KGO_VERSION_PATCH(info.version));
+	else
+		printf("%-16s ? (the module does not say)\n", "version");
 	printf("%-16s %u\n", "procs", info.nr_procs);
 	printf("%-16s %u\n", "stack_size", info.stack_size);
 	print_size("task_size", info.task_size, sizeof(struct kgo_task));

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/kgo.h>
+
 #include "commands.h"
 #include "common.h"
 
@@ -43,7 +45,7 @@ static void print_usage(FILE *out)
 	fprintf(out, "usage: %s COMMAND [ARGS]\n\ncommands:\n", prog);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %s\n      %s\n", commands[i].usage, commands[i].help);
-	fprintf(out, "\nSee kgoctl(8).\n");
+	fprintf(out, "\n%s --version prints kgoctl's version. See kgoctl(8).\n", prog);
 }
 
 int main(int argc, char **argv)
@@ -53,6 +55,12 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		print_usage(stderr);
 		return 2;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		/* The module's own version is kgoctl info's. */
+		printf("kgoctl %s (ABI %u)\n", KGO_VERSION, KGO_ABI_VERSION);
+		flush_stdout();
+		return 0;
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "help")) {

@@ -70,6 +70,9 @@
  *		refuses the task, a SPAWN task completes with it (and
  *		with -EAGAIN when the user's max_user_goroutines is
  *		reached first).
+ * @version: out: the module's version, KGO_VERSION_CODE(major, minor,
+ *	     patch), as /sys/module/kgo/version spells it
+ * @__reserved2: must be 0
  *
  * Describes the loaded module so that a tool can check it speaks the
  * same ABI before it submits anything.
@@ -84,10 +87,20 @@ struct kgo_info {
 	__u32 completion_size;
 	__u32 __reserved;
 	__u64 mem_budget;
+	__u32 version;
+	__u32 __reserved2;
 };
 
 #define KGO_INFO_SIZE_VER0	16	/* up to and including @nr_procs */
 #define KGO_INFO_SIZE_VER1	40	/* up to and including @mem_budget */
+#define KGO_INFO_SIZE_VER2	48	/* up to and including @__reserved2 */
+
+/* struct kgo_info's @version: 0.2.0 is KGO_VERSION_CODE(0, 2, 0). */
+#define KGO_VERSION_CODE(major, minor, patch)	\
+	(((major) << 16) | ((minor) << 8) | (patch))
+#define KGO_VERSION_MAJOR(code)	((code) >> 16)
+#define KGO_VERSION_MINOR(code)	(((code) >> 8) & 0xff)
+#define KGO_VERSION_PATCH(code)	((code) & 0xff)
 
 /*
  * The task catalogue: what a submitted task runs, as a goroutine.
