@@ -159,34 +159,50 @@ static void kgo_block_annotated_test(struct kunit *test)
 
 #define SLEEPERS	8
 
+struct reap_ctx {
+	struct completion release;
+	struct kgo_waitgroup wg;
+};
+
 static void reap_sleeper(void *arg)
 {
-	struct kgo_waitgroup *wg = arg;
+	struct reap_ctx *x = arg;
 
 	/* Each hands its P off at once: the next one needs a new M. */
 	kgo_block_begin();
-	msleep(100);
+	wait_for_completion(&x->release);
 	kgo_block_end();
-	kgo_wg_done(wg);
+	kgo_wg_done(&x->wg);
 }
 
+/*
+ * The sleepers stay asleep until the test has seen the Ms they made
+ * (or LONG_MS, a hang): how soon the Ms come is the host's speed, and
+ * a sleep of fixed length could end before a slow host made them.
+ */
 static void kgo_block_reap_test(struct kunit *test)
 {
-	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
+	struct reap_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	struct kgo_sched_snap s;
-	unsigned int peak, bad_nmidle = 0;
+	unsigned int peak = 0, bad_nmidle = 0;
 	unsigned long end;
 	int i, bad = -1;
 
-	KUNIT_ASSERT_NOT_NULL(test, wg);
-	kgo_wg_init(wg);
-	kgo_wg_add(wg, SLEEPERS);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	init_completion(&x->release);
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, SLEEPERS);
 	for (i = 0; i < SLEEPERS; i++)
-		KUNIT_ASSERT_GT(test, kgo_go(reap_sleeper, wg, GFP_KERNEL), 0LL);
-	msleep(50);
-	kgo_sched_snapshot(&s);
-	peak = s.mcount;
-	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(wg, LONG_MS * MS), 0);
+		if (kgo_go(reap_sleeper, x, GFP_KERNEL) <= 0)
+			kgo_wg_done(&x->wg);
+	end = jiffies + msecs_to_jiffies(LONG_MS);
+	do {
+		msleep(10);
+		kgo_sched_snapshot(&s);
+		peak = max(peak, s.mcount);
+	} while (peak <= kgo_sched.nprocs && time_before(jiffies, end));
+	complete_all(&x->release);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, LONG_MS * MS), 0);
 	/* More Ms than Ps while they slept... */
 	KUNIT_EXPECT_GT(test, peak, (unsigned int)kgo_sched.nprocs);
 	/* ...and one per CPU again once m_idle_ms (5 s) has passed. */
@@ -311,7 +327,7 @@ static void kgo_block_one_spare_test(struct kunit *test)
 	 * Until the yielder's M is the CPU's only one, and no M of it is
 	 * parked or on its way to park (the probe's may still be).
 	 */
-	end = jiffies + msecs_to_jiffies(2000);
+	end = jiffies + msecs_to_jiffies(LONG_MS);
 	for (;;) {
 		spin_lock_irq(&kgo_sched.lock);
 		before = p->mcount;
@@ -331,7 +347,22 @@ static void kgo_block_one_spare_test(struct kunit *test)
 			/* Made and woken, most likely not yet parked. */
 			flush_work(&p->newm_work);
 		}
-		msleep(200);	/* it parks */
+		/*
+		 * It parks: however long a busy host takes. Then a grace
+		 * in which a second M, the bug, would show; a slow host
+		 * can only make that grace short of catching it.
+		 */
+		end = jiffies + msecs_to_jiffies(LONG_MS);
+		for (;;) {
+			spin_lock_irq(&kgo_sched.lock);
+			parked = p->nmidle;
+			transit = p->mtransit;
+			spin_unlock_irq(&kgo_sched.lock);
+			if ((parked && !transit) || !time_before(jiffies, end))
+				break;
+			msleep(1);
+		}
+		msleep(200);
 	}
 	spin_lock_irq(&kgo_sched.lock);
 	after = p->mcount;
@@ -363,25 +394,24 @@ static void kgo_block_one_spare_test(struct kunit *test)
 
 #define BURST_BLOCKERS	8
 #define BURST_NOPS	96
-#define BURST_SLICES	40	/* each blocker sleeps this many slices */
 
 struct burst {
 	u64 spawned;
-	u64 sleep_ns;
-	u64 slept_from[BURST_BLOCKERS], slept_to[BURST_BLOCKERS];
+	u64 slept_from[BURST_BLOCKERS];
 	u64 nop_ran[BURST_NOPS];
 	atomic_t next_blocker, next_nop;
+	struct completion release;
 	struct kgo_waitgroup wg;
 };
 
+/* Asleep in the kernel, unannotated, until the test releases it. */
 static void burst_blocker(void *arg)
 {
 	struct burst *b = arg;
 	int i = atomic_inc_return(&b->next_blocker) - 1;
 
 	b->slept_from[i] = ktime_get_ns();
-	msleep(div_u64(b->sleep_ns, NSEC_PER_MSEC));
-	b->slept_to[i] = ktime_get_ns();
+	wait_for_completion(&b->release);
 	kgo_wg_done(&b->wg);
 }
 
@@ -413,41 +443,52 @@ static void burst_spawn(void *arg)
  * The issue's mix: 8 goroutines that sleep in the kernel, among 96 that
  * do nothing, on every P. Each M that blocks loses its P to another M,
  * so the 8 sleep at once, and no goroutine waits for a sleeper to wake.
- * Judged on order, not time: the bounds are the sleeps themselves, 40
- * slices long, so that a slow M creation still fits (how fast the P
- * comes back is fair_block_nop_p99 of make bench).
+ * Judged on order, not time: the sleepers sleep until every goroutine
+ * of the burst has run, which only handoffs allow; without them the
+ * goroutines queued behind a sleeper never run, and LONG_MS (a hang)
+ * ends the test. How fast the P comes back is fair_block_nop_p99 of
+ * make bench.
  */
 static void kgo_block_burst_test(struct kunit *test)
 {
 	struct burst *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
-	u64 first_wake = U64_MAX, last_sleep = 0, last_nop = 0;
+	u64 last_sleep = 0, last_nop = 0, released;
 	u64 handoffs = KGO_TEST_PSTAT(handoffs);
-	int i;
+	unsigned long end;
+	int i, blockers, nops;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	b->sleep_ns = BURST_SLICES * (u64)kgo_slice_ms() * MS;
+	init_completion(&b->release);
 	kgo_wg_init(&b->wg);
 	kgo_wg_add(&b->wg, BURST_BLOCKERS + BURST_NOPS);
-	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(burst_spawn, b, LONG_MS), 0);
+	if (kgo_test_run_in_g(burst_spawn, b, LONG_MS)) {
+		complete_all(&b->release);
+		KUNIT_FAIL(test, "the spawning goroutine did not run");
+		kgo_wg_wait_timeout(&b->wg, LONG_MS * MS);
+		return;
+	}
+	end = jiffies + msecs_to_jiffies(LONG_MS);
+	do {
+		msleep(10);
+		blockers = atomic_read(&b->next_blocker);
+		nops = atomic_read(&b->next_nop);
+	} while ((blockers < BURST_BLOCKERS || nops < BURST_NOPS) && time_before(jiffies, end));
+	released = ktime_get_ns();
+	complete_all(&b->release);
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&b->wg, LONG_MS * MS), 0);
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
-	KUNIT_ASSERT_EQ(test, atomic_read(&b->next_blocker), BURST_BLOCKERS);
-	KUNIT_ASSERT_EQ(test, atomic_read(&b->next_nop), BURST_NOPS);
-
-	for (i = 0; i < BURST_BLOCKERS; i++) {
-		first_wake = min(first_wake, b->slept_to[i]);
+	/* All 8 asleep at once, and nothing waited for a sleeper to wake. */
+	KUNIT_EXPECT_EQ_MSG(test, blockers, BURST_BLOCKERS,
+			    "%d of %d nops ran while %d blockers slept", nops, BURST_NOPS, blockers);
+	KUNIT_EXPECT_EQ(test, nops, BURST_NOPS);
+	KUNIT_EXPECT_GE(test, KGO_TEST_PSTAT(handoffs) - handoffs, (u64)BURST_BLOCKERS);
+	for (i = 0; i < BURST_BLOCKERS; i++)
 		last_sleep = max(last_sleep, b->slept_from[i]);
-	}
 	for (i = 0; i < BURST_NOPS; i++)
 		last_nop = max(last_nop, b->nop_ran[i]);
-	/* All 8 asleep at once: each blocked M's P went on to the next. */
-	KUNIT_EXPECT_LT(test, last_sleep, first_wake);
-	/* Nothing waited for a sleeper to wake. */
-	KUNIT_EXPECT_LT(test, last_nop, first_wake);
-	KUNIT_EXPECT_GE(test, KGO_TEST_PSTAT(handoffs) - handoffs, (u64)BURST_BLOCKERS);
-	pr_info("burst: last of %d blockers asleep %llu us, last of %d nops ran %llu us after the spawn; sleeps %llu ms\n",
+	pr_info("burst: last of %d blockers asleep %llu us, last of %d nops ran %llu us after the spawn; released at %llu us\n",
 		BURST_BLOCKERS, (last_sleep - b->spawned) / 1000, BURST_NOPS,
-		(last_nop - b->spawned) / 1000, b->sleep_ns / MS);
+		(last_nop - b->spawned) / 1000, (released - b->spawned) / 1000);
 }
 
 /* --- kgo_gomaxprocs ------------------------------------------------ */
