@@ -10,8 +10,10 @@
 #include <linux/workqueue.h>
 
 #include "g.h"
+#include "idle.h"
 #include "m.h"
 #include "proc.h"
+#include "switch.h"
 
 struct kgo_m;
 struct kgo_p;
@@ -86,6 +88,12 @@ struct kgo_sched {
 
 extern struct kgo_sched kgo_sched;
 
+/*
+ * Every 61st new time slice a P looks at the global queue first (the
+ * essay's step 1); the direct switch (switch.c) defers to the M's loop then.
+ */
+#define KGO_GLOBAL_CHECK	61
+
 /* A consistent-enough view for tests and statistics. */
 struct kgo_sched_snap {
 	int nprocs;
@@ -112,7 +120,6 @@ struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp
 struct kgo_gcache;
 struct kgo_g *kgo_newproc_gc(struct kgo_gcache *gc, kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
-void kgo_wakep_slow(struct kgo_sched *sched);
 
 /**
  * kgo_wakep() - start a spinning M if work may be waiting and none spins
@@ -164,10 +171,6 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 	WRITE_ONCE(p->wakep_due, true);
 }
 
-struct kgo_m *kgo_preempt_now(struct kgo_m *m);
-void kgo_switch_via_m(struct kgo_m *m, int req);
-void kgo_switch_finish(struct kgo_g *prev);
-
 /*
  * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
  * Inline: a blocking channel operation makes it every time, and the G
@@ -213,18 +216,5 @@ static inline void kgo_g_wakep_if_due(struct kgo_m *m)
 	kgo_g_p_put();
 }
 
-void kgo_put_outside(struct kgo_g *g);
-void kgo_startm(struct kgo_p *p, bool spinning);
-void kgo_newm_spare(struct kgo_p *p);
-
-/* For P handoff, the monitor and P start/stop (block.c, monitor.c, procs.c). */
-void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p);
-bool kgo_reacquire_home(struct kgo_m *m);
-void kgo_reacquire_home_atomic(struct kgo_m *m);
-void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p);
-void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p);
-struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p);
-void kgo_start_idle(struct kgo_sched *sched, u32 n);
-void kgo_stackwait_kick(struct kgo_sched *sched, u32 n);
 
 #endif /* _KGO_SCHED_H */
