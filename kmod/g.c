@@ -23,6 +23,7 @@
 
 #include "compat.h"
 #include "g.h"
+#include "gtime.h"
 #include "proc.h"
 #include "sched.h"
 
@@ -394,4 +395,20 @@ static unsigned long kgo_gfree_shrink_scan(struct shrinker *s,
 	unsigned long freed = kgo_gfree_shrink(sc->nr_to_scan);
 
 	return freed ? freed : SHRINK_STOP;
+}
+
+/*
+ * The first half of a ready: @g, parked, is RUNNABLE and on no queue;
+ * the caller queues it (kgo_injectglist(), for a batch). False, with a
+ * warning, if @g was not parked. Context: any.
+ */
+bool kgo_g_readied(struct kgo_g *g)
+{
+	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
+
+	if (WARN_ONCE(was != KGO_G_WAITING,
+		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
+		return false;
+	kgo_g_stamp_runnable(g);
+	return true;
 }

@@ -66,12 +66,9 @@ enum kgo_waitreason {
 };
 
 const char *kgo_waitreason_str(enum kgo_waitreason r);
-void kgo_preempt_check(void);
-int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
-		    u8 reason);
 void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
-		void *arg, u8 reason);
-int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);
+		void *arg, u8 reason);	/* switch.c */
+int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);	/* sched.c */
 bool kgo_g_readied(struct kgo_g *g);
 
 /*

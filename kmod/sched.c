@@ -692,6 +692,42 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_injectglist);
 
+/*
+ * kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a
+ * G). From a G the readied G goes to runnext: the next G this P runs
+ * once the caller switches out, which in a hand-off (a channel, a
+ * WaitGroup's last done) it does at once. So no wake-up here: the P is
+ * marked instead, and another M is called over only if the caller goes
+ * on running (the design essay's rule 5 in sched.c). A G that was in
+ * runnext before is kicked to the ring, where it waits behind us: that
+ * one gets its wake-up now (none if it went to the fresh stack instead
+ * and stayed there, as it does while no P is idle or spinning: runq.c).
+ */
+int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
+{
+	struct kgo_p *p;
+
+	if (!kgo_g_readied(g))
+		return -EINVAL;
+	p = m ? kgo_g_p_get(m) : NULL;
+	trace_kgo_g_ready(g->goid, p ? p->id : -1);
+	if (p) {
+		bool kicked;
+
+		kgo_pstat_inc(p, readies);
+		kicked = kgo_runqput(p, g, true);
+		if (kicked)
+			kgo_wakep();
+		else
+			kgo_wakep_defer(p);
+		kgo_g_p_put();
+	} else {
+		atomic64_inc(&kgo_sched.ext_readies);
+		kgo_put_outside(g);
+	}
+	return 0;
+}
+
 /* --- Init, exit, statistics ---------------------------------------- */
 
 /**

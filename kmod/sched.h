@@ -114,7 +114,7 @@ s64 kgo_galive(struct kgo_sched *sched);
 /* For the M loop (m.c). */
 void kgo_schedule(struct kgo_m *m);
 
-/* Used by the API functions (api.c) and tests. */
+/* Spawns and readiness, for the API (api.c) and tests. */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp);
 struct kgo_gcache;

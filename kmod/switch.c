@@ -5,17 +5,25 @@
  * gogo and the g0 halves of gosched_m, park_m and goexit0), the direct
  * switch from G to G (kgo_switch_direct) with the finish each resumed G
  * does for the one it replaced, and the stack a G takes for its first
- * run, or waits for (sched.stackwait).
+ * run, or waits for (sched.stackwait); and the G's side of the switch
+ * through the M: a yield or park the direct switch declined, preemption,
+ * exitsyscall's park, and exit (kgo_goexit, and kgo_g_main, where a new
+ * G starts).
  *
  * The assembly of the switch itself is switch_64.S; the M's loop that
  * calls kgo_execute() is kgo_schedule() in sched.c.
  */
 
+#include <linux/export.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/workqueue.h>
 #include <kunit/visibility.h>
 
+#include <kgo.h>
+#include "block.h"
 #include "budget.h"
 #include "check.h"
 #include "feed.h"
@@ -321,7 +329,7 @@ global:
  * it, on its own stack, as finish_task_switch() does for prev:
  * kgo_switch() returns the G that switched to whoever resumes, and
  * every place a G resumes (here, and kgo_switch_to_m_irqsoff() in
- * api.c) calls kgo_switch_finish() if it is not NULL. The M's own
+ * below) calls kgo_switch_finish() if it is not NULL. The M's own
  * switches to a G pass NULL; a G's switch to its M passes the G, and
  * kgo_execute() goes on with the G it is given: the M switched to one G
  * and may be switched back to by another. Interrupts stay off from the
@@ -401,7 +409,7 @@ static __always_inline void __kgo_switch_finish(struct kgo_g *prev)
 		kgo_yield_finish(p, prev);
 }
 
-/* The same, for a G that resumes in its M-path switch (api.c). */
+/* The same, for a G that resumes in its M-path switch (below). */
 void kgo_switch_finish(struct kgo_g *prev)
 {
 	__kgo_switch_finish(prev);
@@ -496,8 +504,8 @@ void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
 }
 
 /*
- * In this file rather than api.c with the other switches, so that the
- * direct switch and its finish are inline in it: a yield is then one
+ * Exported, yet here rather than in api.c, so that the direct switch
+ * and its finish are inline in it: a yield is then one
  * call, with no calls of its own but the switch and kgo_wakep()'s
  * rare slow path.
  */
@@ -518,3 +526,126 @@ void kgo_yield(void)
 	kgo_switch_via_m(m, KGO_REQ_YIELD);
 }
 EXPORT_SYMBOL_GPL(kgo_yield);
+
+/* --- The switch through the M, and exit ---------------------------- */
+
+/*
+ * Switches from the calling G to its M's scheduler loop, having set
+ * m->req. Returns when some M switches back to the G; that M set
+ * current->stack to our stack before it did. @m is stale afterwards.
+ * Inline, as is kgo_switch_to_m(): a yield or park is a call to
+ * kgo_switch() and nothing more.
+ */
+static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_g *g)
+{
+	struct kgo_g *prev;
+
+	lockdep_assert_irqs_disabled();
+	current->stack = m->own_stack;
+	/* The M learns which G switched back: see kgo_switch_direct(). */
+	prev = kgo_switch(&g->sp, &m->g0_sp, g);
+	/* Resumed by a G's direct switch: its switch out is ours to finish. */
+	if (prev)
+		kgo_switch_finish(prev);
+	/*
+	 * A G always resumes with interrupts on: it parked with them on, or
+	 * it parked holding an irq-disabling lock that unlockf released.
+	 */
+	local_irq_enable();
+}
+
+static __always_inline void kgo_switch_to_m(struct kgo_m *m, struct kgo_g *g)
+{
+	local_irq_disable();
+	kgo_switch_to_m_irqsoff(m, g);
+}
+
+/*
+ * The M of a G about to exit, its kgo_block_begin() ended if it left one
+ * open: kgo_goexit() must run on a P the M really holds (kgo_g_m()).
+ */
+static struct kgo_m *kgo_exiting_m(void)
+{
+	struct kgo_m *m = kgo_this_m();
+
+	if (m->blocking)
+		kgo_block_end();
+	return kgo_g_m();
+}
+
+static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
+{
+	kgo_switch_check(m, "exit");
+	/*
+	 * Exit on a P: its counters, free list and stack cache take the
+	 * G. An M whose P was handed off queues the G first. Interrupts
+	 * off from the check to the switch: a preemption in between could
+	 * lose the P again (hog.c).
+	 */
+	for (;;) {
+		local_irq_disable();
+		if (m->p)
+			break;
+		local_irq_enable();
+		if (!kgo_reacquire_home(m)) {
+			kgo_exitsyscall_park(m);
+			m = kgo_g_m();
+		}
+	}
+	m->req = KGO_REQ_EXIT;
+	kgo_switch_to_m_irqsoff(m, g);
+	/* A dead G is never switched back to: scheduler state is corrupt. */
+	BUG();
+}
+
+/* Called by kgo_g_entry on a new G's stack, interrupts still off. */
+void __noreturn kgo_g_main(struct kgo_g *g)
+{
+	local_irq_enable();
+	g->fn(g->arg);
+	kgo_goexit(kgo_exiting_m(), g);
+}
+
+/*
+ * A yield or park the direct path declined (kgo_yield(), kgo_park_m()):
+ * through the M, whose loop acts on @req. Context: a G,
+ * interrupts off.
+ */
+void kgo_switch_via_m(struct kgo_m *m, int req)
+{
+	m->req = req;
+	kgo_switch_to_m_irqsoff(m, m->curg);
+}
+
+/* kgo_preempt_check_m() when the G is to be preempted. */
+struct kgo_m *kgo_preempt_now(struct kgo_m *m)
+{
+	kgo_switch_check(m, "preempt");
+	m->req = KGO_REQ_PREEMPT;
+	kgo_switch_to_m(m, m->curg);
+	return kgo_g_m();
+}
+
+/*
+ * The calling G's M lost its P and could not take it back: the G goes to
+ * the global queue and the M parks (Go's exitsyscall0). The G resumes
+ * here, on some M holding a P.
+ */
+void kgo_exitsyscall_park(struct kgo_m *m)
+{
+	kgo_switch_check(m, "exitsyscall");
+	m->req = KGO_REQ_EXITSYSCALL;
+	kgo_switch_to_m(m, m->curg);
+}
+
+/* Exported, yet here with kgo_goexit(), which it is. */
+void kgo_exit(void)
+{
+	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
+
+	if (WARN_ONCE(!m || !m->curg, "kgo_exit() outside a goroutine\n"))
+		return;
+	m = kgo_exiting_m();
+	kgo_goexit(m, m->curg);
+}
+EXPORT_SYMBOL_GPL(kgo_exit);
