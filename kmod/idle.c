@@ -20,6 +20,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/cpu.h>
+#include <linux/irq_work.h>
 #include <kunit/visibility.h>
 
 #include "budget.h"
@@ -27,7 +28,6 @@
 #include "hog.h"
 #include "idle.h"
 #include "m.h"
-#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
@@ -74,7 +74,7 @@ static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
 	/* A P is busy again: the monitor has something to watch. */
 	if (sched->monitor_waiting) {
 		sched->monitor_waiting = false;
-		kgo_monitor_wake_busy();
+		irq_work_queue(&sched->monitor_busy);
 	}
 	return p;
 }

@@ -181,4 +181,7 @@ void kgo_m_park(struct kgo_m *m);
 void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning);
 int kgo_m_init(void);
 
+/* Module parameter max_ms_per_cpu: the most Ms a CPU may have (m.c). */
+extern unsigned int kgo_max_ms;
+
 #endif /* _KGO_M_H */

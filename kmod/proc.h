@@ -3,7 +3,9 @@
 #define _KGO_PROC_H
 
 #include <linux/cache.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -177,6 +179,18 @@ struct kgo_p {
 #define kgo_pstat_inc(p, field)	WRITE_ONCE((p)->stats.field, (p)->stats.field + 1)
 #define kgo_pstat_add(p, field, n) \
 	WRITE_ONCE((p)->stats.field, (p)->stats.field + (n))
+
+/*
+ * One runnable-to-running delay, in its log2 bucket (KGO_LATENCY_BUCKETS
+ * of them, as latency[]). Context: the M holding @p.
+ */
+static inline void kgo_pstat_latency(struct kgo_p *p, u64 ns)
+{
+	unsigned int b = ns ? min_t(unsigned int, ilog2(ns),
+				    ARRAY_SIZE(p->stats.latency) - 1) : 0;
+
+	kgo_pstat_inc(p, latency[b]);
+}
 
 struct kgo_p *kgo_p_create(struct kgo_sched *sched, int id, int cpu);
 void kgo_p_destroy(struct kgo_p *p);

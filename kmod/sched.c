@@ -164,7 +164,6 @@
 #include "idle.h"
 #include "memcg.h"
 #include "m.h"
-#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"

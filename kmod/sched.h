@@ -3,6 +3,7 @@
 #define _KGO_SCHED_H
 
 #include <linux/atomic.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -69,6 +70,11 @@ struct kgo_sched {
 
 	struct task_struct *monitor;	/* I: monitor.c */
 	bool monitor_waiting;		/* L: it sleeps until a P is busy */
+	/*
+	 * I: queued, under lock, by whoever clears monitor_waiting: the
+	 * monitor's wake-up (monitor.c), which the core knows only as this.
+	 */
+	struct irq_work monitor_busy;
 	bool monitor_kicked;		/* racy: an M blocked, see monitor.c */
 	unsigned int monitor_delay_us;	/* racy: the monitor's tick */
 

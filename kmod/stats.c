@@ -15,14 +15,6 @@
 #include "sched.h"
 #include "stats.h"
 
-/* One runnable-to-running delay. Context: the M holding @p. */
-void kgo_stats_record_latency(struct kgo_p *p, u64 ns)
-{
-	unsigned int b = ns ? min_t(unsigned int, ilog2(ns), KGO_LATENCY_BUCKETS - 1) : 0;
-
-	kgo_pstat_inc(p, latency[b]);
-}
-
 void kgo_stats_global(struct kgo_stats *st)
 {
 	struct kgo_sched *sched = &kgo_sched;

@@ -149,7 +149,7 @@ static __always_inline void kgo_g_start_stats(struct kgo_p *p, struct kgo_g *g)
 		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
 
 		if (kgo_g_tracked(g))
-			kgo_stats_record_latency(p, lat);
+			kgo_pstat_latency(p, lat);
 		trace_kgo_g_start(g->goid, p->id, lat);
 	} else {
 		trace_kgo_g_start(g->goid, p->id, 0);
