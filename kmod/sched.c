@@ -310,6 +310,7 @@ static struct kgo_g *kgo_findrunnable(struct kgo_m *m, bool *inherit)
 	unsigned long flags;
 	struct kgo_p *p;
 	struct kgo_g *g;
+	bool published;
 	int busy;
 
 top:
@@ -337,7 +338,10 @@ top:
 	}
 
 	/* 2. Local; a P is idle: let it steal Gs of the fresh stack (runq.c). */
-	g = kgo_runqget_sched(p, inherit);
+	published = false;
+	g = kgo_runqget_sched(p, inherit, &published);
+	if (published)
+		kgo_wakep();	/* for the half of the fresh stack it published */
 	if (g) {
 		if (*inherit)
 			kgo_pstat_inc(p, runnext_hits);

@@ -439,7 +439,7 @@ static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
 	    p->freshtail != p->freshhead ||
 	    (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)))
 		return false;
-	next = __kgo_runqget(p, &inherit, false);
+	next = __kgo_runqget(p, &inherit, NULL);
 	if (!next)
 		return false;
 	/* Ours now: no thief reaches it, so its fields may be read. */
