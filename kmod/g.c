@@ -29,18 +29,11 @@
 
 static struct kmem_cache *kgo_g_cache;
 
+#define KGO_WAIT_REASON_WORD(name, word)	[KGO_WAIT_REASON_##name] = word,
 static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {
-	[KGO_WAIT_REASON_NONE]		= "",
-	[KGO_WAIT_REASON_PARK]		= "park",
-	[KGO_WAIT_REASON_CHAN_SEND]	= "chan send",
-	[KGO_WAIT_REASON_CHAN_RECV]	= "chan receive",
-	[KGO_WAIT_REASON_SELECT]	= "select",
-	[KGO_WAIT_REASON_SLEEP]		= "sleep",
-	[KGO_WAIT_REASON_WAITGROUP]	= "waitgroup",
-	[KGO_WAIT_REASON_MUTEX]		= "mutex",
-	[KGO_WAIT_REASON_SOCK_READ]	= "sock read",
-	[KGO_WAIT_REASON_SOCK_WRITE]	= "sock write",
+	KGO_WAIT_REASONS(KGO_WAIT_REASON_WORD, KGO_WAIT_REASON_WORD)
 };
+#undef KGO_WAIT_REASON_WORD
 
 const char *kgo_waitreason_str(enum kgo_waitreason r)
 {
