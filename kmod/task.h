@@ -46,6 +46,8 @@ struct kgo_job {
 };
 
 int kgo_task_validate(const struct kgo_task *t);
+int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll);
+u32 kgo_task_buf_len(const struct kgo_task *t);
 u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max);
 u32 kgo_task_checksum(const void *buf, size_t len);
 void kgo_job_run(struct kgo_job *job);
