@@ -19,6 +19,11 @@ struct kgo_feed {
 
 void kgo_feed_init(struct kgo_feed *f);
 void kgo_feed_inject(struct kgo_feed *f, struct kgo_gqueue *q, u32 n);
+/*
+ * The core's one named upcall (tools/callgraph.py, HOOKS): kgo_execute()
+ * (switch.c) calls it at a fed G's first run, so that the feed above the
+ * core releases the next G of its backlog.
+ */
 void kgo_feed_started(struct kgo_feed *f, struct kgo_p *p);
 int kgo_feed_check_params(void);
 

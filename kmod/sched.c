@@ -18,6 +18,26 @@
  * A yield or park with a local G next that ran before switches straight
  * to it instead (kgo_switch_direct).
  *
+ * The core's files, bottom first: each calls only those listed before
+ * it and the leaves budget.c, check.c, floor.c and the tracepoints
+ * (tools/callgraph.py checks it in `make style`, and names the few
+ * cycles still to break). Above the core, api.c is the goroutine API,
+ * and the rest of kmod/ uses both.
+ *
+ *   stack.c   goroutine stacks and their per-P cache
+ *   g.c       G structs, their states and free lists
+ *   runq.c    a P's run queues (ring, runnext, fresh stack), the global one
+ *   proc.c    P structs
+ *   m.c       M kthreads: creation, park and wake, kgo_this_m()
+ *   idle.c    idle Ps and idle Ms: wakep()'s slow path, startm, stopm,
+ *             handoffp, readiness from outside any P
+ *   switch.c  every way a G leaves or enters its stack: kgo_execute(),
+ *             the direct switch, park, yield, preemption, exit
+ *   sched.c   this essay; findrunnable, spinning and stealing, the M's
+ *             loop, newproc and readiness, injection, init and exit
+ *
+ * The one call up out of the core is kgo_feed_started() (feed.h).
+ *
  * Approaches not taken
  *
  *  - One kthread per goroutine: a task_struct and a scheduler round

@@ -180,6 +180,7 @@ void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 		kgo_stack_prepare(g);
 		kgo_pstat_inc(p, gstarted);
 		if (unlikely(g->feed)) {
+			/* The core's one upcall, by name (feed.h). */
 			kgo_feed_started(g->feed, p);
 			g->feed = NULL;
 		}
