@@ -29,10 +29,12 @@
 
 static struct kmem_cache *kgo_g_cache;
 
-#define KGO_WAIT_REASON_WORD(name, word)	[KGO_WAIT_REASON_##name] = word,
+/* In the enum's order: both come from the one list. */
+#define KGO_WAIT_REASON_WORD(name, word)	word,
 static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {
 	KGO_WAIT_REASONS(KGO_WAIT_REASON_WORD, KGO_WAIT_REASON_WORD)
 };
+
 #undef KGO_WAIT_REASON_WORD
 
 const char *kgo_waitreason_str(enum kgo_waitreason r)

@@ -53,34 +53,37 @@ enum kgo_gstatus {
 /*
  * Why a WAITING G waits (Go's waitReason), for debugfs and tracing: the
  * one list of them, each KGO_WAIT_REASON_<name> with its word. Expanded
- * with EM(name, word) for every entry but the last and EMe() for that
+ * with em(name, word) for every entry but the last and eme() for that
  * one, as include/trace/events/migrate.h does: here into the enum, in
  * g.c into kgo_waitreason_str()'s table, in trace.h into the
  * tracepoints' enum definitions and __print_symbolic().
  */
-#define KGO_WAIT_REASONS(EM, EMe)					\
-	EM(NONE,	"")						\
-	EM(PARK,	"park")		/* kgo_park() from a user */	\
-	EM(CHAN_SEND,	"chan send")					\
-	EM(CHAN_RECV,	"chan receive")					\
-	EM(SELECT,	"select")					\
-	EM(SLEEP,	"sleep")					\
-	EM(WAITGROUP,	"waitgroup")					\
-	EM(MUTEX,	"mutex")					\
-	EM(SOCK_READ,	"sock read")	/* kgo_sock_recv(), _accept() */ \
-	EMe(SOCK_WRITE,	"sock write")	/* kgo_sock_send(), _connect() */
+#define KGO_WAIT_REASONS(em, eme)					\
+	em(NONE,	"")						\
+	em(PARK,	"park")		/* kgo_park() from a user */	\
+	em(CHAN_SEND,	"chan send")					\
+	em(CHAN_RECV,	"chan receive")					\
+	em(SELECT,	"select")					\
+	em(SLEEP,	"sleep")					\
+	em(WAITGROUP,	"waitgroup")					\
+	em(MUTEX,	"mutex")					\
+	em(SOCK_READ,	"sock read")	/* kgo_sock_recv(), _accept() */ \
+	eme(SOCK_WRITE,	"sock write")	/* kgo_sock_send(), _connect() */
 
 #define KGO_WAIT_REASON_ENUM(name, word)	KGO_WAIT_REASON_##name,
 enum kgo_waitreason {
 	KGO_WAIT_REASONS(KGO_WAIT_REASON_ENUM, KGO_WAIT_REASON_ENUM)
 	KGO_WAIT_REASON_NR,
 };
+
 #undef KGO_WAIT_REASON_ENUM
 
 const char *kgo_waitreason_str(enum kgo_waitreason r);
+/* switch.c */
 void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
-		void *arg, u8 reason);	/* switch.c */
-int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);	/* sched.c */
+		void *arg, u8 reason);
+/* sched.c */
+int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);
 bool kgo_g_readied(struct kgo_g *g);
 
 /*

@@ -96,7 +96,7 @@ static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inheri
  * Context: only the owner of @p, no lock held.
  */
 static __always_inline struct kgo_g *kgo_runqget_sched(struct kgo_p *p, bool *inherit,
-							bool *published)
+						       bool *published)
 {
 	return __kgo_runqget(p, inherit, published);
 }

@@ -202,7 +202,6 @@ struct kgo_sched kgo_sched = {
 };
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
 
-
 /* Strides coprime with nprocs: the steal order visits every P once. */
 static unsigned int kgo_coprimes[NR_CPUS];
 static unsigned int kgo_ncoprimes;

@@ -222,5 +222,4 @@ static inline void kgo_g_wakep_if_due(struct kgo_m *m)
 	kgo_g_p_put();
 }
 
-
 #endif /* _KGO_SCHED_H */
