@@ -9,12 +9,12 @@
 
 struct kgo_p;
 
-/* One source of work's backlog, see feed.c. */
+/* One source of work's backlog, see feed.c. Field rules: locking.h. */
 struct kgo_feed {
 	spinlock_t lock;		/* process context; a leaf */
-	struct kgo_gqueue backlog;	/* L: RUNNABLE Gs not yet released */
-	u32 nbacklog;			/* L */
-	u32 queued;			/* L: released and not yet started */
+	struct kgo_gqueue backlog;	/* F: RUNNABLE Gs not yet released */
+	u32 nbacklog;			/* F */
+	u32 queued;			/* F: released and not yet started */
 };
 
 void kgo_feed_init(struct kgo_feed *f);

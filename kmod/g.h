@@ -87,8 +87,8 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);
 bool kgo_g_readied(struct kgo_g *g);
 
 /*
- * A goroutine. Field rules: O = owner per the state rules above;
- * A = atomic; I = set at spawn, read-only while the G lives.
+ * A goroutine. Field rules (locking.h): O (per the state rules above),
+ * A, I (at spawn).
  */
 struct kgo_g {
 	unsigned long sp;		/* O: saved %rsp while switched out */

@@ -63,12 +63,8 @@ struct kgo_pstats {
 
 /*
  * A P: the right to run goroutines on one CPU, with the local work that
- * goes with it. Field rules:
- *   I: set at creation
- *   L: under sched->lock
- *   O: only the M holding the P (p->m == that M)
- *   A: atomic, see runq.c for the protocol
- *   S: under stack_lock
+ * goes with it. Field rules (locking.h): I, L, O (the M holding the P,
+ * p->m), A (see runq.c for the protocol), P (stack_lock).
  */
 struct kgo_p {
 	int id;				/* I: index in sched->allp */
@@ -164,8 +160,8 @@ struct kgo_p {
 	u32 freshticket[KGO_FRESH_SIZE];	/* O: runqtail when each was pushed */
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
-	unsigned int nstacks;		/* S (read racily by kgo_stacks_cached) */
-	void *stacks[KGO_STACK_CACHE_MAX]; /* S */
+	unsigned int nstacks;		/* P (read racily by kgo_stacks_cached) */
+	void *stacks[KGO_STACK_CACHE_MAX]; /* P */
 
 	/* The run queue: the owner and thieves meet here. */
 	u32 runqhead ____cacheline_aligned_in_smp; /* A: consumers CAS it */

@@ -20,10 +20,8 @@ struct kgo_m;
 struct kgo_p;
 
 /*
- * The global scheduler state (Go's schedt). Field rules:
- *   I: set at init
- *   L: under lock; "racy" fields are also read without it as hints
- *   A: atomic
+ * The global scheduler state (Go's schedt). Field rules (locking.h): I,
+ * L (this lock; "racy" fields are also read without it as hints), A.
  */
 struct kgo_sched {
 	/*
