@@ -15,7 +15,7 @@ void kgo_block_m_stop(struct kgo_m *m);
 bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns);
 bool kgo_block_begin_unless_inside(void);
 
-/* api.c: the G of a P-less M goes to the global queue; the M parks. */
+/* switch.c: the G of a P-less M goes to the global queue; the M parks. */
 void kgo_exitsyscall_park(struct kgo_m *m);
 
 #endif /* _KGO_BLOCK_H */

@@ -67,16 +67,16 @@ struct kgo_waitq {
 };
 
 struct kgo_chan {
-	spinlock_t lock;		/* irq-safe; the L below */
+	spinlock_t lock;		/* irq-safe; the C below (locking.h) */
 	u32 elemsize;			/* I */
 	u32 cap;			/* I */
-	u32 count;			/* L: elements buffered */
-	u32 sendx;			/* L: next slot to fill */
-	u32 recvx;			/* L: next slot to drain */
-	bool closed;			/* L */
-	struct kgo_waitq sendq;		/* L: blocked senders */
-	struct kgo_waitq recvq;		/* L: blocked receivers */
-	char buf[];			/* L: @cap slots of @elemsize */
+	u32 count;			/* C: elements buffered */
+	u32 sendx;			/* C: next slot to fill */
+	u32 recvx;			/* C: next slot to drain */
+	bool closed;			/* C */
+	struct kgo_waitq sendq;		/* C: blocked senders */
+	struct kgo_waitq recvq;		/* C: blocked receivers */
+	char buf[];			/* C: @cap slots of @elemsize */
 };
 
 /* A blocked operation of one waiter on one channel. */

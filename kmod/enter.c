@@ -79,13 +79,11 @@ static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
 			    const struct kgo_task *t, bool timed, u32 *held)
 {
 	u64 start = 0, end = 0, result = 0;
-	int err = kgo_task_validate(t);
+	/* The SQ poller runs in no process: no user memory to read. */
+	int err = kgo_task_validate_ring(t, r->sqpoll_wake);
 	struct kgo_completion *c;
 	u32 cpu = ~0U;
 
-	/* The SQ poller runs in no process: no user memory to read. */
-	if (!err && t->kind == KGO_TASK_CHECKSUM && r->sqpoll_wake)
-		err = -EOPNOTSUPP;
 	if (timed)
 		start = end = ktime_get_ns();
 	if (!err) {

@@ -9,16 +9,21 @@
 
 struct kgo_p;
 
-/* One source of work's backlog, see feed.c. */
+/* One source of work's backlog, see feed.c. Field rules: locking.h. */
 struct kgo_feed {
 	spinlock_t lock;		/* process context; a leaf */
-	struct kgo_gqueue backlog;	/* L: RUNNABLE Gs not yet released */
-	u32 nbacklog;			/* L */
-	u32 queued;			/* L: released and not yet started */
+	struct kgo_gqueue backlog;	/* F: RUNNABLE Gs not yet released */
+	u32 nbacklog;			/* F */
+	u32 queued;			/* F: released and not yet started */
 };
 
 void kgo_feed_init(struct kgo_feed *f);
 void kgo_feed_inject(struct kgo_feed *f, struct kgo_gqueue *q, u32 n);
+/*
+ * The core's one named upcall (tools/callgraph.py, HOOKS): kgo_execute()
+ * (switch.c) calls it at a fed G's first run, so that the feed above the
+ * core releases the next G of its backlog.
+ */
 void kgo_feed_started(struct kgo_feed *f, struct kgo_p *p);
 int kgo_feed_check_params(void);
 

@@ -23,23 +23,19 @@
 
 #include "compat.h"
 #include "g.h"
+#include "gtime.h"
 #include "proc.h"
 #include "sched.h"
 
 static struct kmem_cache *kgo_g_cache;
 
+/* In the enum's order: both come from the one list. */
+#define KGO_WAIT_REASON_WORD(name, word)	word,
 static const char *const kgo_waitreasons[KGO_WAIT_REASON_NR] = {
-	[KGO_WAIT_REASON_NONE]		= "",
-	[KGO_WAIT_REASON_PARK]		= "park",
-	[KGO_WAIT_REASON_CHAN_SEND]	= "chan send",
-	[KGO_WAIT_REASON_CHAN_RECV]	= "chan receive",
-	[KGO_WAIT_REASON_SELECT]	= "select",
-	[KGO_WAIT_REASON_SLEEP]		= "sleep",
-	[KGO_WAIT_REASON_WAITGROUP]	= "waitgroup",
-	[KGO_WAIT_REASON_MUTEX]		= "mutex",
-	[KGO_WAIT_REASON_SOCK_READ]	= "sock read",
-	[KGO_WAIT_REASON_SOCK_WRITE]	= "sock write",
+	KGO_WAIT_REASONS(KGO_WAIT_REASON_WORD, KGO_WAIT_REASON_WORD)
 };
+
+#undef KGO_WAIT_REASON_WORD
 
 const char *kgo_waitreason_str(enum kgo_waitreason r)
 {
@@ -394,4 +390,20 @@ static unsigned long kgo_gfree_shrink_scan(struct shrinker *s,
 	unsigned long freed = kgo_gfree_shrink(sc->nr_to_scan);
 
 	return freed ? freed : SHRINK_STOP;
+}
+
+/*
+ * The first half of a ready: @g, parked, is RUNNABLE and on no queue;
+ * the caller queues it (kgo_injectglist(), for a batch). False, with a
+ * warning, if @g was not parked. Context: any.
+ */
+bool kgo_g_readied(struct kgo_g *g)
+{
+	int was = atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE);
+
+	if (WARN_ONCE(was != KGO_G_WAITING,
+		      "kgo: ready of goroutine %llu in state %d\n", g->goid, was))
+		return false;
+	kgo_g_stamp_runnable(g);
+	return true;
 }

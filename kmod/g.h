@@ -50,33 +50,45 @@ enum kgo_gstatus {
 	KGO_G_DEAD,
 };
 
-/* Why a WAITING G waits (Go's waitReason), for debugfs and tracing. */
+/*
+ * Why a WAITING G waits (Go's waitReason), for debugfs and tracing: the
+ * one list of them, each KGO_WAIT_REASON_<name> with its word. Expanded
+ * with em(name, word) for every entry but the last and eme() for that
+ * one, as include/trace/events/migrate.h does: here into the enum, in
+ * g.c into kgo_waitreason_str()'s table, in trace.h into the
+ * tracepoints' enum definitions and __print_symbolic().
+ */
+#define KGO_WAIT_REASONS(em, eme)					\
+	em(NONE,	"")						\
+	em(PARK,	"park")		/* kgo_park() from a user */	\
+	em(CHAN_SEND,	"chan send")					\
+	em(CHAN_RECV,	"chan receive")					\
+	em(SELECT,	"select")					\
+	em(SLEEP,	"sleep")					\
+	em(WAITGROUP,	"waitgroup")					\
+	em(MUTEX,	"mutex")					\
+	em(SOCK_READ,	"sock read")	/* kgo_sock_recv(), _accept() */ \
+	eme(SOCK_WRITE,	"sock write")	/* kgo_sock_send(), _connect() */
+
+#define KGO_WAIT_REASON_ENUM(name, word)	KGO_WAIT_REASON_##name,
 enum kgo_waitreason {
-	KGO_WAIT_REASON_NONE,
-	KGO_WAIT_REASON_PARK,		/* kgo_park() from a user */
-	KGO_WAIT_REASON_CHAN_SEND,
-	KGO_WAIT_REASON_CHAN_RECV,
-	KGO_WAIT_REASON_SELECT,
-	KGO_WAIT_REASON_SLEEP,
-	KGO_WAIT_REASON_WAITGROUP,
-	KGO_WAIT_REASON_MUTEX,
-	KGO_WAIT_REASON_SOCK_READ,	/* kgo_sock_recv(), _accept() */
-	KGO_WAIT_REASON_SOCK_WRITE,	/* kgo_sock_send(), _connect() */
+	KGO_WAIT_REASONS(KGO_WAIT_REASON_ENUM, KGO_WAIT_REASON_ENUM)
 	KGO_WAIT_REASON_NR,
 };
 
+#undef KGO_WAIT_REASON_ENUM
+
 const char *kgo_waitreason_str(enum kgo_waitreason r);
-void kgo_preempt_check(void);
-int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
-		    u8 reason);
+/* switch.c */
 void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
 		void *arg, u8 reason);
+/* sched.c */
 int kgo_ready_m(struct kgo_m *m, struct kgo_g *g);
 bool kgo_g_readied(struct kgo_g *g);
 
 /*
- * A goroutine. Field rules: O = owner per the state rules above;
- * A = atomic; I = set at spawn, read-only while the G lives.
+ * A goroutine. Field rules (locking.h): O (per the state rules above),
+ * A, I (at spawn).
  */
 struct kgo_g {
 	unsigned long sp;		/* O: saved %rsp while switched out */

@@ -207,6 +207,8 @@ static long kgo_ioctl_stats(struct kgo_ioctl_call *c)
 		return -EINVAL;
 
 	kgo_stats_global(st);
+	/* The ring layer's part of the record: the SQPOLL threads' time. */
+	kgo_sqpoll_stats(&st->sqpoll_ns, &st->sqpoll_tasks);
 	/* The Ps in use, in id order: those of offline CPUs are left out. */
 	for (i = 0, n = 0; i < kgo_sched.nprocs; i++) {
 		void __user *up = u64_to_user_ptr(st->procs + (u64)n * st->proc_size);

@@ -8,6 +8,7 @@
  */
 
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/preempt.h>
 #include <linux/random.h>
 #include <linux/rculist.h>
@@ -34,6 +35,11 @@
 static unsigned long kgo_canary;
 
 static void kgo_m_forget(struct kgo_m *m);
+
+/* Checked with the monitor's parameters (kgo_monitor_check_params()). */
+unsigned int kgo_max_ms = 64;
+module_param_named(max_ms_per_cpu, kgo_max_ms, uint, 0444);
+MODULE_PARM_DESC(max_ms_per_cpu, "Most Ms (kthreads) per CPU (2-10000)");
 
 /*
  * The kthread function. It swaps the canary, so it must not have a

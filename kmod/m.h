@@ -30,13 +30,8 @@ enum kgo_mreq {
  * An M: a kthread bound to one CPU that runs Gs while it holds that
  * CPU's P. Its own kthread stack is the scheduler stack (Go's g0): the
  * M's loop runs there, and every G switches back to it to yield, park
- * or exit. Field rules:
- *   I: set at creation
- *   M: only this M's kthread
- *   L: under sched->lock
- *   X: set under sched->lock by the M that takes this one's P
- *      (kgo_hog_takeover()); cleared by this M under affinity_lock and
- *      sched->lock; the monitor reads it under affinity_lock
+ * or exit. Field rules (locking.h): I, O (this M's kthread), L, and X
+ * (the monitor reads it under affinity_lock).
  */
 struct kgo_m {
 	struct task_struct *task;	/* I */
@@ -44,16 +39,16 @@ struct kgo_m {
 	struct kgo_p *home;		/* I: the P of its CPU */
 	u64 id;				/* I */
 	void *own_stack;		/* I: task->stack as the kernel made it */
-	unsigned long g0_sp;		/* M: saved %rsp of the scheduler loop */
+	unsigned long g0_sp;		/* O: saved %rsp of the scheduler loop */
 
-	struct kgo_p *p;		/* M: the P held, or NULL */
-	struct kgo_g *curg;		/* M: the G running, or NULL */
-	bool spinning;			/* M: counted in sched->nmspinning */
-	enum kgo_mreq req;		/* M: set by curg before switching back */
-	u64 rand;			/* M: steal-order PRNG state */
-	unsigned int memalloc_base;	/* M: PF_MEMALLOC* flags at start */
-	bool insyscall;			/* M: blocked with its P in SYSCALL */
-	bool blocking;			/* M: inside kgo_block_begin/end */
+	struct kgo_p *p;		/* O: the P held, or NULL */
+	struct kgo_g *curg;		/* O: the G running, or NULL */
+	bool spinning;			/* O: counted in sched->nmspinning */
+	enum kgo_mreq req;		/* O: set by curg before switching back */
+	u64 rand;			/* O: steal-order PRNG state */
+	unsigned int memalloc_base;	/* O: PF_MEMALLOC* flags at start */
+	bool insyscall;			/* O: blocked with its P in SYSCALL */
+	bool blocking;			/* O: inside kgo_block_begin/end */
 	/*
 	 * A hog whose P was taken (hog.c) may run anywhere until it next
 	 * holds a P or parks: the monitor lets it go, the M binds itself
@@ -62,7 +57,7 @@ struct kgo_m {
 	bool relieved;			/* X: taken from, not yet settled */
 	struct mutex affinity_lock;	/* the monitor's unbind vs the M's rebind */
 #ifdef CONFIG_PREEMPT_NOTIFIERS
-	struct preempt_notifier pn;	/* M: tells us when it blocks */
+	struct preempt_notifier pn;	/* O: tells us when it blocks */
 #endif
 
 	struct list_head idle_node;	/* L: on home->midle */
@@ -180,5 +175,8 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 void kgo_m_park(struct kgo_m *m);
 void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning);
 int kgo_m_init(void);
+
+/* Module parameter max_ms_per_cpu: the most Ms a CPU may have (m.c). */
+extern unsigned int kgo_max_ms;
 
 #endif /* _KGO_M_H */

@@ -91,10 +91,6 @@ static unsigned int handoff_us = 20;
 module_param(handoff_us, uint, 0444);
 MODULE_PARM_DESC(handoff_us, "A P whose M has blocked this long goes to another M (1-1000000)");
 
-unsigned int kgo_max_ms = 64;
-module_param_named(max_ms_per_cpu, kgo_max_ms, uint, 0444);
-MODULE_PARM_DESC(max_ms_per_cpu, "Most Ms (kthreads) per CPU (2-10000)");
-
 static unsigned int m_idle_ms = 5000;
 module_param(m_idle_ms, uint, 0444);
 MODULE_PARM_DESC(m_idle_ms, "Stop an idle M after this long, keeping one per CPU (10-3600000)");
@@ -425,14 +421,6 @@ static void kgo_monitor_busy_fn(struct irq_work *work)
 	wake_up_process(kgo_sched.monitor);
 }
 
-static struct irq_work kgo_monitor_busy_work = IRQ_WORK_INIT_LAZY(kgo_monitor_busy_fn);
-
-/* Context: any, sched->lock held (it decided monitor_waiting). */
-void kgo_monitor_wake_busy(void)
-{
-	irq_work_queue(&kgo_monitor_busy_work);
-}
-
 /* Context: any, sched_out under the rq lock included. */
 void kgo_monitor_kick(void)
 {
@@ -492,6 +480,7 @@ int kgo_monitor_init(void)
 	struct kgo_sched *sched = &kgo_sched;
 	struct task_struct *t;
 
+	sched->monitor_busy = IRQ_WORK_INIT_LAZY(kgo_monitor_busy_fn);
 	t = kthread_create(kgo_monitor_main, sched, "kgo/monitor");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
@@ -512,7 +501,7 @@ void kgo_monitor_exit(void)
 	sched->monitor_waiting = false;
 	spin_unlock_irqrestore(&sched->lock, flags);
 	irq_work_sync(&kgo_monitor_kick_work);
-	irq_work_sync(&kgo_monitor_busy_work);
+	irq_work_sync(&sched->monitor_busy);
 	/* The Ms it stopped exit before their code goes (no more reaps). */
 	flush_work(&kgo_monitor_reaper);
 	put_task_struct(sched->monitor);

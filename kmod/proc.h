@@ -3,7 +3,9 @@
 #define _KGO_PROC_H
 
 #include <linux/cache.h>
+#include <linux/kernel.h>
 #include <linux/list.h>
+#include <linux/log2.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/workqueue.h>
@@ -61,12 +63,8 @@ struct kgo_pstats {
 
 /*
  * A P: the right to run goroutines on one CPU, with the local work that
- * goes with it. Field rules:
- *   I: set at creation
- *   L: under sched->lock
- *   O: only the M holding the P (p->m == that M)
- *   A: atomic, see runq.c for the protocol
- *   S: under stack_lock
+ * goes with it. Field rules (locking.h): I, L, O (the M holding the P,
+ * p->m), A (see runq.c for the protocol), P (stack_lock).
  */
 struct kgo_p {
 	int id;				/* I: index in sched->allp */
@@ -162,8 +160,8 @@ struct kgo_p {
 	u32 freshticket[KGO_FRESH_SIZE];	/* O: runqtail when each was pushed */
 
 	spinlock_t stack_lock;		/* the shrinker empties caches remotely */
-	unsigned int nstacks;		/* S (read racily by kgo_stacks_cached) */
-	void *stacks[KGO_STACK_CACHE_MAX]; /* S */
+	unsigned int nstacks;		/* P (read racily by kgo_stacks_cached) */
+	void *stacks[KGO_STACK_CACHE_MAX]; /* P */
 
 	/* The run queue: the owner and thieves meet here. */
 	u32 runqhead ____cacheline_aligned_in_smp; /* A: consumers CAS it */
@@ -177,6 +175,18 @@ struct kgo_p {
 #define kgo_pstat_inc(p, field)	WRITE_ONCE((p)->stats.field, (p)->stats.field + 1)
 #define kgo_pstat_add(p, field, n) \
 	WRITE_ONCE((p)->stats.field, (p)->stats.field + (n))
+
+/*
+ * One runnable-to-running delay, in its log2 bucket (KGO_LATENCY_BUCKETS
+ * of them, as latency[]). Context: the M holding @p.
+ */
+static inline void kgo_pstat_latency(struct kgo_p *p, u64 ns)
+{
+	unsigned int b = ns ? min_t(unsigned int, ilog2(ns),
+				    ARRAY_SIZE(p->stats.latency) - 1) : 0;
+
+	kgo_pstat_inc(p, latency[b]);
+}
 
 struct kgo_p *kgo_p_create(struct kgo_sched *sched, int id, int cpu);
 void kgo_p_destroy(struct kgo_p *p);

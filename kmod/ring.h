@@ -15,11 +15,8 @@ struct kgo_session;
 struct vm_area_struct;
 
 /*
- * The rings of one fd (ring.c has the protocol). Field rules:
- *   I: set at setup       U: in the shared pages, written by the caller
- *   K: in the shared pages, written by us only, through these pointers
- *   M: under submit_lock  S: under session->lock  W: under wait_lock
- *   A: atomic, or read racily where the comment says so
+ * The rings of one fd (ring.c has the protocol). Field rules
+ * (locking.h): I (at setup), U, K (through these pointers), R, S, W, A.
  */
 struct kgo_ring {
 	struct kgo_session *s;		/* I: the owner; no reference */
@@ -37,11 +34,11 @@ struct kgo_ring {
 	size_t size;			/* I: bytes mapped */
 
 	struct mutex submit_lock;	/* ENTER's submissions, one at a time */
-	u32 sq_khead;			/* M: our sq_head; the shared one a copy */
-	u32 issued;			/* M, A (racy reads): entries consumed */
+	u32 sq_khead;			/* R: our sq_head; the shared one a copy */
+	u32 issued;			/* R, A (racy reads): entries consumed */
 	struct kgo_job *jobs;		/* I: cq_entries preallocated jobs */
 	struct llist_head free;		/* A: jobs given back, any context */
-	struct llist_node *cache;	/* M: jobs taken off free, not yet used */
+	struct llist_node *cache;	/* R: jobs taken off free, not yet used */
 
 	/* S, A (racy reads): our cq_tail, stored after the shared one (ring.c) */
 	u32 cq_ktail;

@@ -231,19 +231,19 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
  * neither the ring's head nor the stack's oldest move for ten slices,
  * the ring's head, or if none, the oldest fresh G (a mark may outlive
  * what it was for: then one other G runs early); else the ring's head if it ran before and was queued
- * before the newest fresh G was pushed, else that G. With @publish, the
- * caller's schedule, it first lets an idle P or a spinning M have the
- * older half of the stack.
+ * before the newest fresh G was pushed, else that G. With @published,
+ * the caller's schedule, it first lets an idle P or a spinning M have
+ * the older half of the stack, and sets *@published if it did.
  */
-struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool publish)
+struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool *published)
 {
 	struct kgo_g *g;
 	u32 h, t;
 
 	/* A P is idle or an M spins: let it steal the older half first. */
-	if (publish && kgo_fresh_wanted(p->sched)) {
+	if (published && kgo_fresh_wanted(p->sched)) {
 		kgo_fresh_publish(p);
-		kgo_wakep();
+		*published = true;
 	}
 	if (unlikely(READ_ONCE(p->fresh_aged)) && p->freshtail != p->freshhead) {
 		WRITE_ONCE(p->fresh_aged, false);
@@ -297,7 +297,7 @@ struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool publish)
  */
 struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
 {
-	return __kgo_runqget(p, inherit, false);
+	return __kgo_runqget(p, inherit, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqget);
 

@@ -15,7 +15,7 @@ struct kgo_sched;
 
 bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next);
 struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit);
-struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool publish);
+struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool *published);
 struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2, bool stealnext);
 bool kgo_runqempty(struct kgo_p *p);
 bool kgo_runqempty_all(struct kgo_p *p);
@@ -59,7 +59,7 @@ static __always_inline void kgo_runqput_tail(struct kgo_p *p, struct kgo_g *g)
 
 /* kgo_runqget(), inline for the owner's schedule; see runq.c. */
 static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inherit,
-						     bool publish)
+						     bool *published)
 {
 	struct kgo_g *next = READ_ONCE(p->runnext);
 	u32 h, t;
@@ -71,7 +71,7 @@ static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inheri
 	}
 	*inherit = false;
 	if (unlikely(p->freshtail != p->freshhead))
-		return kgo_runqget_fresh(p, publish);
+		return kgo_runqget_fresh(p, published);
 	for (;;) {
 		/* Acquire: pairs with other consumers' release. */
 		h = smp_load_acquire(&p->runqhead);
@@ -89,14 +89,16 @@ static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inheri
  * kgo_runqget_sched() - kgo_runqget() for the owner's schedule
  * @p: the caller's P
  * @inherit: as for kgo_runqget()
+ * @published: set if the older half of the fresh stack went to the ring
+ *	first, for a P that is idle or an M that spins (kgo_fresh_publish()):
+ *	the caller then wakes a thief for it (kgo_wakep())
  *
- * If a P is idle or an M spins, the older half of the fresh stack goes
- * to the ring first, and a thief is woken for it (kgo_fresh_publish()).
  * Context: only the owner of @p, no lock held.
  */
-static __always_inline struct kgo_g *kgo_runqget_sched(struct kgo_p *p, bool *inherit)
+static __always_inline struct kgo_g *kgo_runqget_sched(struct kgo_p *p, bool *inherit,
+						       bool *published)
 {
-	return __kgo_runqget(p, inherit, true);
+	return __kgo_runqget(p, inherit, published);
 }
 
 #endif /* _KGO_RUNQ_H */

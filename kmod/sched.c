@@ -16,7 +16,27 @@
  * finds a G (kgo_findrunnable) and switches to it (kgo_execute); the G
  * switches back when it yields, parks or exits, and the M acts on that.
  * A yield or park with a local G next that ran before switches straight
- * to it instead (kgo_switch_direct, below kgo_schedule).
+ * to it instead (kgo_switch_direct).
+ *
+ * The core's files, bottom first: each calls only those listed before
+ * it and the leaves budget.c, check.c, floor.c and the tracepoints
+ * (tools/callgraph.py checks it in `make style`, and names the few
+ * cycles still to break). Above the core, api.c is the goroutine API,
+ * and the rest of kmod/ uses both.
+ *
+ *   stack.c   goroutine stacks and their per-P cache
+ *   g.c       G structs, their states and free lists
+ *   runq.c    a P's run queues (ring, runnext, fresh stack), the global one
+ *   proc.c    P structs
+ *   m.c       M kthreads: creation, park and wake, kgo_this_m()
+ *   idle.c    idle Ps and idle Ms: wakep()'s slow path, startm, stopm,
+ *             handoffp, readiness from outside any P
+ *   switch.c  every way a G leaves or enters its stack: kgo_execute(),
+ *             the direct switch, park, yield, preemption, exit
+ *   sched.c   this essay; findrunnable, spinning and stealing, the M's
+ *             loop, newproc and readiness, injection, init and exit
+ *
+ * The one call up out of the core is kgo_feed_started() (feed.h).
  *
  * Approaches not taken
  *
@@ -161,9 +181,9 @@
 #include "floor.h"
 #include "gtime.h"
 #include "hog.h"
+#include "idle.h"
 #include "memcg.h"
 #include "m.h"
-#include "monitor.h"
 #include "proc.h"
 #include "runq.h"
 #include "sched.h"
@@ -173,9 +193,6 @@
 #include "trace.h"
 
 #define KGO_STEAL_TRIES		4
-#define KGO_GLOBAL_CHECK	61
-/* After a failed stack allocation, a waiting G tries again this much later. */
-#define KGO_STACKWAIT_RETRY_MS	100
 
 struct kgo_sched kgo_sched = {
 	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
@@ -184,9 +201,6 @@ struct kgo_sched kgo_sched = {
 	.allg = LIST_HEAD_INIT(kgo_sched.allg),
 };
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
-
-/* Each CPU's P, for wake-ups that prefer the CPU they come from. */
-static DEFINE_PER_CPU(struct kgo_p *, kgo_cpu_p);
 
 /* Strides coprime with nprocs: the steal order visits every P once. */
 static unsigned int kgo_coprimes[NR_CPUS];
@@ -199,369 +213,6 @@ static u64 kgo_m_rand(struct kgo_m *m)
 	m->rand ^= m->rand >> 7;
 	m->rand ^= m->rand << 17;
 	return m->rand;
-}
-
-/* --- Idle Ps ------------------------------------------------------- */
-
-/* Context: sched->lock held. The P must have an empty run queue. */
-void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
-{
-	lockdep_assert_held(&sched->lock);
-	WARN_ON_ONCE(!kgo_runqempty_all(p) || p->m);
-	WRITE_ONCE(p->status, KGO_P_IDLE);
-	p->idle_since = jiffies;
-	p->link = sched->pidle;
-	sched->pidle = p;
-	atomic_inc(&sched->npidle);
-}
-
-/*
- * Takes an idle P off the list, @prefer if it is idle, else the most
- * recently idled one (warmest caches). Context: sched->lock held.
- */
-static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
-{
-	struct kgo_p **pp = &sched->pidle, *p;
-
-	lockdep_assert_held(&sched->lock);
-	if (prefer && READ_ONCE(prefer->status) == KGO_P_IDLE) {
-		while (*pp != prefer)
-			pp = &(*pp)->link;
-	}
-	p = *pp;
-	if (!p)
-		return NULL;
-	*pp = p->link;
-	p->link = NULL;
-	p->idle_ns += jiffies_to_nsecs(jiffies - p->idle_since);
-	WRITE_ONCE(p->status, KGO_P_RUNNING);
-	atomic_dec(&sched->npidle);
-	/* A P is busy again: the monitor has something to watch. */
-	if (sched->monitor_waiting) {
-		sched->monitor_waiting = false;
-		kgo_monitor_wake_busy();
-	}
-	return p;
-}
-
-/* @p itself if it is idle, else NULL. Context: sched->lock held. */
-struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p)
-{
-	lockdep_assert_held(&sched->lock);
-	if (READ_ONCE(p->status) != KGO_P_IDLE)
-		return NULL;
-	return kgo_pidleget(sched, p);
-}
-
-/*
- * An idle P with an M of its CPU parked, @prefer if it qualifies, else
- * the list's head if it does; NULL otherwise. For a G handed to the P
- * itself: with no M parked, kgo_startm() would leave the P (and the G
- * on it) waiting for an M to be created, or, at max_ms_per_cpu, for one
- * to come back from the kernel, while busy Ps steal only once their own
- * queues run dry. Such a G belongs on the global queue, where every P
- * looks. Context: sched->lock held.
- */
-static struct kgo_p *kgo_pidleget_parked_m(struct kgo_sched *sched,
-					   struct kgo_p *prefer)
-{
-	lockdep_assert_held(&sched->lock);
-	if (prefer && READ_ONCE(prefer->status) == KGO_P_IDLE && prefer->nmidle)
-		return kgo_pidleget(sched, prefer);
-	if (sched->pidle && sched->pidle->nmidle)
-		return kgo_pidleget(sched, sched->pidle);
-	return NULL;
-}
-
-/* As kgo_pidleget(), for a P that will spin: no P sets needspinning. */
-static struct kgo_p *kgo_pidleget_spinning(struct kgo_sched *sched,
-					   struct kgo_p *prefer)
-{
-	struct kgo_p *p = kgo_pidleget(sched, prefer);
-
-	if (!p)
-		atomic_set(&sched->needspinning, 1);
-	return p;
-}
-
-/* --- Starting Ms --------------------------------------------------- */
-
-/**
- * kgo_startm() - get an M of @p's CPU running @p
- * @p: a P just taken off the idle list
- * @spinning: the M starts spinning; the caller counted it in nmspinning
- *
- * Wakes an idle M of that CPU. With none idle, asks for one: an M of
- * that CPU about to park takes the P instead (kgo_stopm), or else a
- * worker creates a new M, up to max_ms_per_cpu; past it the P waits for
- * one of its CPU's Ms to come back. Never sleeps.
- *
- * Context: sched->lock held.
- */
-void kgo_startm(struct kgo_p *p, bool spinning)
-{
-	struct kgo_m *m;
-
-	lockdep_assert_held(&p->sched->lock);
-	m = list_first_entry_or_null(&p->midle, struct kgo_m, idle_node);
-	if (m) {
-		list_del_init(&m->idle_node);
-		p->nmidle--;
-		kgo_m_wake(m, p, spinning);
-		return;
-	}
-	WARN_ON_ONCE(p->wantm);
-	p->wantm = true;
-	p->wantm_spinning = spinning;
-	/* An M of this CPU on its way to park will take it in kgo_stopm(). */
-	if (p->mtransit)
-		return;
-	if (p->mcount < kgo_max_ms) {
-		queue_work(system_unbound_wq, &p->newm_work);
-		return;
-	}
-	/*
-	 * max_ms_per_cpu: every M of this CPU runs or is blocked in the
-	 * kernel. The first to come back takes the P (kgo_stopm()), and the
-	 * other Ps' Ms steal its queue meanwhile. Without this cap a handoff
-	 * that left the P idle, then new work, made one more M each time:
-	 * BLOCK tasks every 11 ms grew hundreds of Ms per CPU. A spinning M
-	 * the waker counted is not coming: undo it, or no wakep() would
-	 * start a spinner until one did.
-	 */
-	if (spinning) {
-		p->wantm_spinning = false;
-		atomic_dec(&p->sched->nmspinning);
-	}
-}
-
-/**
- * kgo_newm_spare() - have a spare M of @p's CPU created, parked
- * @p: a P whose CPU may have no M left parked: its G was just marked for
- *     running a whole slice (hog.c), an M of its CPU was just woken to
- *     relieve a hog on it (hog.c), or to take it from a blocked M
- *     (block.c)
- *
- * A burst of goroutines that block in the kernel (8 BLOCK tasks among
- * NOPs) blocks one M after another on each CPU: each handoff needs a
- * parked M, and without one the P waits for kgo_newm_workfn() to create
- * it, a kthread_create() through kthreadd that every CPU's creations
- * queue for. On the debug kernel under TCG that is some 5 ms each, and
- * the handoffs of the burst came one at a time, that far apart, while
- * the goroutines queued behind the blocked ones waited. Go's newm is a
- * clone() on the spot. The same wait made the first hog after loading
- * keep its P for several slices: its relief was the CPU's first M beyond
- * the one running. So each of those asks for one more M ahead of the
- * need, created while the Ms run; it parks at once (kgo_stopm() hands
- * it the P if an M is wanted by then) and the monitor stops it after
- * m_idle_ms if none needed it, keeping one parked per CPU. Plain
- * wake-ups (kgo_startm()) ask for none: a server whose goroutines
- * switch often keeps to the Ms it runs, at most two per CPU.
- * Within max_ms_per_cpu: kgo_newm_workfn() checks the cap before each
- * creation.
- *
- * Context: sched->lock held.
- */
-void kgo_newm_spare(struct kgo_p *p)
-{
-	lockdep_assert_held(&p->sched->lock);
-	/* One parked, or on its way to park (a spare just made, say), is it. */
-	if (p->nmidle || p->mtransit || p->wantspare || p->sched->stopping ||
-	    p->mcount + p->wantm + 1 > kgo_max_ms)
-		return;
-	p->wantspare = true;
-	queue_work(system_unbound_wq, &p->newm_work);
-}
-EXPORT_SYMBOL_IF_KUNIT(kgo_newm_spare);
-
-/*
- * Creates the Ms @p's CPU is waiting for, one at a time: for a P that
- * kgo_startm() could not find one for (wantm), to relieve the P of a
- * hog (wantrelief, hog.c), or a spare (wantspare, kgo_newm_spare()).
- * The first two never wait at once for long: wantm is for a P that no
- * M holds, so a relief asked while the P was still held is void by
- * then.
- *
- * The cap: Ms of a CPU are created only here, and a work item never
- * runs twice at once, so checking p->mcount against max_ms_per_cpu
- * under sched.lock before each creation (kgo_m_create() counts the new
- * M under it too) bounds them exactly, whatever the requests assumed.
- */
-static void kgo_newm_workfn(struct work_struct *work)
-{
-	struct kgo_p *p = container_of(work, struct kgo_p, newm_work);
-	struct kgo_sched *sched = p->sched;
-	enum { NEWM_NONE, NEWM_WANTM, NEWM_RELIEF, NEWM_SPARE } what;
-	bool spinning = false;
-	unsigned long flags;
-	int ret;
-
-again:
-	what = NEWM_NONE;
-	spin_lock_irqsave(&sched->lock, flags);
-	if (sched->stopping) {
-		/* kgo_sched_exit() cancels us and stops every M. */
-	} else if (p->wantm && p->mcount >= kgo_max_ms) {
-		/*
-		 * At the cap, as in kgo_startm(): the P waits for an M of
-		 * its CPU to come back (kgo_stopm()); a spinner counted for
-		 * it is not coming. A relief or a spare is void.
-		 */
-		if (p->wantm_spinning) {
-			p->wantm_spinning = false;
-			atomic_dec(&sched->nmspinning);
-		}
-		p->wantrelief = false;
-		p->relief_pending = false;
-		p->wantspare = false;
-	} else if (p->wantm) {
-		p->wantm = false;
-		spinning = p->wantm_spinning;
-		if (p->wantrelief) {
-			p->wantrelief = false;
-			p->relief_pending = false;
-		}
-		what = NEWM_WANTM;
-	} else if (p->wantrelief && p->mtransit) {
-		/*
-		 * An M of the CPU went on its way to park since the relief
-		 * was asked: it takes it in kgo_stopm(). A spare asked too
-		 * is void, that M being one.
-		 */
-		p->wantspare = false;
-	} else if (p->wantrelief) {
-		struct kgo_m *spare = list_first_entry_or_null(&p->midle, struct kgo_m,
-							       idle_node);
-
-		p->wantrelief = false;
-		if (spare) {
-			/*
-			 * The spare the hog's mark asked for (kgo_hog_prepare())
-			 * was still on its way when the relief was asked, and
-			 * has parked since: it is the relief, as in
-			 * kgo_hog_relieve(). Another M would be a third on the
-			 * CPU.
-			 */
-			list_del_init(&spare->idle_node);
-			p->nmidle--;
-			spare->nextp_relief = true;
-			kgo_m_wake(spare, p, false);
-		} else if (p->mcount < kgo_max_ms) {
-			what = NEWM_RELIEF;
-		} else {
-			p->relief_pending = false;	/* the hog keeps it */
-		}
-	} else if (p->wantspare) {
-		p->wantspare = false;
-		/*
-		 * Void if an M of the CPU parked since it was asked, or is
-		 * on its way to: a spare is one M parked ahead of the need,
-		 * not one more. (Two marks 14 ms apart, the second while
-		 * the first one's spare was still starting, made three Ms
-		 * on one CPU under issue 17's 10,000 connections.)
-		 */
-		if (p->mcount < kgo_max_ms && !p->nmidle && !p->mtransit)
-			what = NEWM_SPARE;
-	}
-	spin_unlock_irqrestore(&sched->lock, flags);
-	if (what == NEWM_NONE)
-		return;
-
-	ret = kgo_m_create(p, what == NEWM_SPARE ? NULL : p, spinning,
-			   what == NEWM_RELIEF);
-	if (!ret)
-		goto again;	/* more may have been asked meanwhile */
-	/* No M for now: undo, and leave the work to the other Ps. */
-	pr_warn_ratelimited("cannot start an M on CPU %d: %d\n", p->cpu, ret);
-	spin_lock_irqsave(&sched->lock, flags);
-	if (what == NEWM_RELIEF) {
-		p->relief_pending = false;	/* the monitor may ask again */
-	} else if (what == NEWM_WANTM) {
-		if (spinning)
-			atomic_dec(&sched->nmspinning);
-		kgo_pidleput(sched, p);
-	}
-	spin_unlock_irqrestore(&sched->lock, flags);
-}
-
-/*
- * kgo_wakep() past its checks (sched.h): no M spins and an idle P may
- * take one. Only the caller that moves nmspinning 0 -> 1 goes on.
- */
-void kgo_wakep_slow(struct kgo_sched *sched)
-{
-	unsigned long flags;
-	struct kgo_p *p;
-
-	if (atomic_cmpxchg(&sched->nmspinning, 0, 1))
-		return;
-	spin_lock_irqsave(&sched->lock, flags);
-	/*
-	 * This CPU's own P first, if idle: work readied from an interrupt
-	 * or a thread here then runs here, without waking another CPU.
-	 */
-	p = READ_ONCE(sched->stopping) ? NULL :
-	    kgo_pidleget_spinning(sched, raw_cpu_read(kgo_cpu_p));
-	if (p)
-		kgo_startm(p, true);
-	else
-		atomic_dec(&sched->nmspinning);
-	spin_unlock_irqrestore(&sched->lock, flags);
-}
-
-/**
- * kgo_put_outside() - make RUNNABLE @g run, from outside any P
- * @g: a RUNNABLE G, on no queue
- *
- * See "Readiness from anywhere" above. The idle P preferred is this
- * CPU's, so that a G readied by an interrupt runs where it came.
- *
- * Context: any, hardirq included; not on an M that holds a P.
- */
-void kgo_put_outside(struct kgo_g *g)
-{
-	struct kgo_sched *sched = &kgo_sched;
-	unsigned long flags;
-	struct kgo_p *p = NULL;
-
-	spin_lock_irqsave(&sched->lock, flags);
-	if (!sched->stopping && atomic_read(&sched->npidle))
-		p = kgo_pidleget_parked_m(sched, raw_cpu_read(kgo_cpu_p));
-	if (p) {
-		/*
-		 * Ours until kgo_startm() hands it over: no M holds it. An
-		 * idle P's queue is empty, so this never spills to the
-		 * global queue (which would take sched.lock again). The
-		 * ring, not runnext: a G from outside starts a new time
-		 * slice, which the monitor's preemption counts by (a G
-		 * taken from runnext inherits the slice, and the P's old
-		 * schedtick made a spinner be preempted at once).
-		 */
-		kgo_runqput(p, g, false);
-		kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
-		return;
-	}
-	kgo_globrunqput(sched, g);
-	spin_unlock_irqrestore(&sched->lock, flags);
-	kgo_wakep();
-}
-
-/* Starts up to @n non-spinning Ms on idle Ps, for injected work. */
-void kgo_start_idle(struct kgo_sched *sched, u32 n)
-{
-	unsigned long flags;
-	struct kgo_p *p;
-
-	for (; n && atomic_read(&sched->npidle); n--) {
-		spin_lock_irqsave(&sched->lock, flags);
-		p = sched->stopping ? NULL : kgo_pidleget(sched, NULL);
-		if (p)
-			kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
-		if (!p)
-			break;
-	}
 }
 
 /* --- Spinning ------------------------------------------------------ */
@@ -654,334 +305,6 @@ static void kgo_resetspinning(struct kgo_m *m)
 		kgo_wakep();
 }
 
-/* --- Holding and parking ------------------------------------------- */
-
-/*
- * An M whose CPU went offline was moved elsewhere by the kernel (with
- * "no longer affine" in the log). Its home P only comes back with the
- * CPU, so bind it there again before it runs that P's goroutines.
- * Context: process, may sleep, the M itself, nothing held.
- */
-static void kgo_m_rebind(struct kgo_m *m)
-{
-	const struct cpumask *home = cpumask_of(m->home->cpu);
-
-	/*
-	 * Bound to one CPU and on it: that CPU is home, and cpumask_equal()
-	 * need not walk the mask on every wake-up.
-	 */
-	if (likely(current->nr_cpus_allowed == 1 &&
-		   raw_smp_processor_id() == m->home->cpu))
-		return;
-	if (cpumask_equal(current->cpus_ptr, home))
-		return;
-	/* Fails only if the CPU went away again; its P then stops us. */
-	if (set_cpus_allowed_ptr(current, home))
-		pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, m->home->cpu);
-}
-
-/*
- * kgo_m_settle() - bind the M home again before it holds a P or parks
- * @m: the M, holding no P
- *
- * A relieved hog's M may run anywhere (kgo_hog_unbind(), hog.c) until
- * here. Its P is its home CPU's, and a parked M is woken to relieve a
- * hog on that CPU, so both want it home. m->relieved is read without
- * the lock first: it was set under sched->lock with m->p = NULL, which
- * this M saw before coming here through sched->lock (the take-back,
- * the global queue, mtransit); and it is set again only for an M that
- * holds a P, which this one does not.
- *
- * Context: the M itself, may sleep, nothing held.
- */
-static void kgo_m_settle(struct kgo_m *m)
-{
-	unsigned long flags;
-
-	if (likely(!READ_ONCE(m->relieved))) {
-		kgo_m_rebind(m);
-		return;
-	}
-	mutex_lock(&m->affinity_lock);
-	spin_lock_irqsave(&m->sched->lock, flags);
-	WRITE_ONCE(m->relieved, false);
-	spin_unlock_irqrestore(&m->sched->lock, flags);
-	kgo_m_rebind(m);
-	mutex_unlock(&m->affinity_lock);
-}
-
-/*
- * Context: the M, nothing held; @p was handed to it under sched->lock.
- * Preemptible when a G takes its P back (kgo_reacquire_home()): a hog
- * relief that switches us out between the two stores sees p->m but not
- * m->p, and leaves the P alone (kgo_hog_takeover()).
- */
-static void kgo_acquirep(struct kgo_m *m, struct kgo_p *p)
-{
-	WARN_ON_ONCE(p->m || m->p || p != m->home);
-	kgo_m_settle(m);
-	p->m = m;
-	barrier();	/* the hog's own CPU reads them: program order */
-	m->p = p;
-}
-
-/* The M's own P, taken off the idle list if it is there; else NULL. */
-static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
-{
-	struct kgo_sched *sched = m->sched;
-	unsigned long flags;
-	struct kgo_p *p;
-
-	spin_lock_irqsave(&sched->lock, flags);
-	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
-	spin_unlock_irqrestore(&sched->lock, flags);
-	return p;
-}
-
-/**
- * kgo_reacquire_home() - take the M's own P back if it is idle
- * @m: an M that holds no P (its P was handed off while it blocked)
- *
- * Go's exitsyscall fast path, for a P that was handed off and went idle.
- * Context: the M, nothing held. Return: whether @m now holds its P.
- */
-bool kgo_reacquire_home(struct kgo_m *m)
-{
-	struct kgo_p *p = kgo_pidleget_home(m);
-
-	if (!p)
-		return false;
-	kgo_acquirep(m, p);
-	return true;
-}
-
-/**
- * kgo_reacquire_home_atomic() - kgo_reacquire_home() for sched_in
- * @m: an M that holds no P
- *
- * As kgo_reacquire_home(), but never sleeps: an M that the kernel moved
- * off its CPU (which went offline meanwhile) is not rebound here, and
- * does without its P until its next switch. Nobody else touches an idle
- * P, so taking it off the list under the lock makes it ours.
- */
-void kgo_reacquire_home_atomic(struct kgo_m *m)
-{
-	struct kgo_p *p;
-
-	/* Unsettled, it may be unbound at any time (hog.c). */
-	if (READ_ONCE(m->relieved) ||
-	    !cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
-		return;
-	p = kgo_pidleget_home(m);
-	if (p) {
-		p->m = m;
-		m->p = p;
-	}
-}
-
-/**
- * kgo_handoffp() - pass on a P whose M can no longer run it
- * @sched: the scheduler
- * @p: a RUNNING P that no M holds (p->m cleared by the caller)
- *
- * Go's handoffp: with work queued, another M of the P's CPU runs it;
- * without, the P goes idle, where wakep() finds it when work comes.
- * Context: sched->lock held.
- */
-void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p)
-{
-	lockdep_assert_held(&sched->lock);
-	WARN_ON_ONCE(p->m || READ_ONCE(p->status) != KGO_P_RUNNING);
-	if (!kgo_runqempty_all(p) || sched->runqsize)
-		kgo_startm(p, false);
-	else
-		kgo_pidleput(sched, p);
-}
-
-/*
- * Moves every G queued on @p to the global queue. Context: sched->lock
- * held, by @p's holder or by whoever took @p from a blocked M; thieves
- * may still take some meanwhile.
- */
-void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p)
-{
-	struct kgo_g *g;
-	bool inherit;
-
-	lockdep_assert_held(&sched->lock);
-	while ((g = kgo_runqget(p, &inherit)))
-		kgo_globrunqput(sched, g);
-}
-
-/* Context: sched->lock held; gives up the P the M holds. */
-static struct kgo_p *kgo_releasep(struct kgo_m *m)
-{
-	struct kgo_p *p = m->p;
-
-	lockdep_assert_held(&m->sched->lock);
-	p->m = NULL;
-	m->p = NULL;
-	return p;
-}
-
-enum kgo_nextp {
-	KGO_NEXTP_EXIT,		/* none: the M is to exit */
-	KGO_NEXTP_NONE,		/* a relief came to nothing: park again */
-	KGO_NEXTP_TAKEN,	/* the M holds the P */
-};
-
-/*
- * Takes the P that kgo_m_wake() or kgo_m_create() handed over, or, for
- * a relief, takes it from its hog; a spare M created with none goes to
- * park. On KGO_NEXTP_NONE the M is counted in its home's mtransit, for
- * kgo_stopm().
- *
- * The hand-over is ours to read since kgo_m_park() saw woken (m.h), so
- * only a relief takes sched.lock here. Each wake-up of an M from an
- * interrupt on another CPU took it before, and with it the line the
- * interrupt had just written.
- */
-static enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
-{
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *p = m->nextp;
-	bool spinning = m->nextp_spinning, relief = m->nextp_relief, taken;
-	unsigned long flags;
-
-	m->nextp = NULL;
-	m->nextp_relief = false;
-	if (unlikely(m->nextp_spare)) {
-		m->nextp_spare = false;
-		/* Counted in mtransit by kgo_m_create(), until kgo_stopm(). */
-		WARN_ON_ONCE(p || !READ_ONCE(m->home->mtransit));
-		return KGO_NEXTP_NONE;
-	}
-	if (p && relief) {
-		spin_lock_irqsave(&sched->lock, flags);
-		taken = kgo_hog_takeover(m, p);
-		if (!taken)
-			m->home->mtransit++;	/* until kgo_stopm() */
-		spin_unlock_irqrestore(&sched->lock, flags);
-		return taken ? KGO_NEXTP_TAKEN : KGO_NEXTP_NONE;
-	}
-	if (!p)
-		return KGO_NEXTP_EXIT;
-	kgo_acquirep(m, p);
-	kgo_pstat_inc(p, mwakes);
-	if (spinning)
-		m->spinning = true;	/* already counted by the waker */
-	return KGO_NEXTP_TAKEN;
-}
-
-/*
- * Parks an M that holds no P until a P is handed to it. Returns false if
- * the M is to exit. First takes its home P if kgo_startm() wanted an M
- * for it while this one was on its way here.
- */
-static bool kgo_stopm(struct kgo_m *m)
-{
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *home = m->home, *p;
-	unsigned long flags;
-	bool spinning;
-
-	kgo_m_settle(m);
-again:
-	spin_lock_irqsave(&sched->lock, flags);
-	WARN_ON_ONCE(!home->mtransit);
-	home->mtransit--;
-	if (sched->stopping) {
-		spin_unlock_irqrestore(&sched->lock, flags);
-		return false;
-	}
-	if (home->wantm) {
-		home->wantm = false;
-		/* The P is idle: its hog, if any, moved on. */
-		if (home->wantrelief) {
-			home->wantrelief = false;
-			home->relief_pending = false;
-		}
-		p = home;
-		spinning = home->wantm_spinning;
-		spin_unlock_irqrestore(&sched->lock, flags);
-		goto acquire;
-	}
-	if (home->wantrelief) {
-		/*
-		 * Asked while we were on our way (kgo_hog_relieve()): we are
-		 * the relief, on the hog's CPU. If the hog moved on
-		 * meanwhile, the takeover says so and we park.
-		 */
-		home->wantrelief = false;
-		if (kgo_hog_takeover(m, home)) {
-			spin_unlock_irqrestore(&sched->lock, flags);
-			return true;
-		}
-	}
-	m->woken = false;
-	m->idle_since = jiffies;
-	list_add(&m->idle_node, &home->midle);
-	home->nmidle++;
-	spin_unlock_irqrestore(&sched->lock, flags);
-
-	kgo_m_park(m);
-	switch (kgo_take_nextp(m)) {
-	case KGO_NEXTP_TAKEN:
-		return true;
-	case KGO_NEXTP_NONE:
-		goto again;
-	default:
-		return false;
-	}
-acquire:
-	kgo_acquirep(m, p);
-	kgo_pstat_inc(p, mwakes);
-	if (spinning)
-		m->spinning = true;	/* already counted by the waker */
-	return true;
-}
-
-/*
- * Takes @m's P OFFLINE, as procs.c asked (p->stopreq): its queued Gs go
- * to the global queue for the other Ps. The M then parks in kgo_stopm().
- */
-static void kgo_p_stop_held(struct kgo_m *m)
-{
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *p = m->p;
-	unsigned long flags;
-	u32 queued;
-
-	if (m->spinning) {
-		m->spinning = false;
-		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
-	}
-	kgo_budget_flush(p);	/* its owner, once more */
-	spin_lock_irqsave(&sched->lock, flags);
-	kgo_runq_drain(sched, p);
-	queued = sched->runqsize;
-	kgo_releasep(m);
-	p->stopreq = false;
-	WRITE_ONCE(p->status, KGO_P_OFFLINE);
-	WRITE_ONCE(sched->gomaxprocs, sched->gomaxprocs - 1);
-	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&sched->lock, flags);
-	wake_up_all(&sched->pstop_wq);
-	if (queued)
-		kgo_start_idle(sched, queued);
-}
-
-/* Parks an M that lost its P (handed off while it blocked) until it gets one. */
-static bool kgo_m_stop_pless(struct kgo_m *m)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&m->sched->lock, flags);
-	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&m->sched->lock, flags);
-	return kgo_stopm(m);
-}
-
 /* --- Finding work -------------------------------------------------- */
 
 /*
@@ -1006,6 +329,7 @@ static struct kgo_g *kgo_findrunnable(struct kgo_m *m, bool *inherit)
 	unsigned long flags;
 	struct kgo_p *p;
 	struct kgo_g *g;
+	bool published;
 	int busy;
 
 top:
@@ -1033,7 +357,10 @@ top:
 	}
 
 	/* 2. Local; a P is idle: let it steal Gs of the fresh stack (runq.c). */
-	g = kgo_runqget_sched(p, inherit);
+	published = false;
+	g = kgo_runqget_sched(p, inherit, &published);
+	if (published)
+		kgo_wakep();	/* for the half of the fresh stack it published */
 	if (g) {
 		if (*inherit)
 			kgo_pstat_inc(p, runnext_hits);
@@ -1134,276 +461,6 @@ drop:
 	goto top;
 }
 
-/* --- Stacks within the budget (budget.c) --------------------------- */
-
-/**
- * kgo_stackwait_kick() - let up to @n Gs waiting for a stack try again
- * @sched: the scheduler
- * @n: how many
- *
- * Called when a stack may have become available: a G exited, or the
- * retry work ran after an allocation failure. The Gs go to the global
- * queue and try at their next first run.
- *
- * Context: any but hardirq; sched->lock not held.
- */
-void kgo_stackwait_kick(struct kgo_sched *sched, u32 n)
-{
-	unsigned long flags;
-	struct kgo_g *g;
-	u32 k = 0;
-
-	if (!READ_ONCE(sched->nstackwait))
-		return;
-	spin_lock_irqsave(&sched->lock, flags);
-	while (k < n && (g = kgo_gqueue_pop(&sched->stackwait))) {
-		kgo_globrunqput(sched, g);
-		k++;
-	}
-	WRITE_ONCE(sched->nstackwait, sched->nstackwait - k);
-	spin_unlock_irqrestore(&sched->lock, flags);
-	if (k)
-		kgo_wakep();
-}
-
-static void kgo_stackwait_retry_fn(struct work_struct *work)
-{
-	kgo_stackwait_kick(&kgo_sched, 1);
-}
-
-/*
- * Parks @g, which found no stack, on sched.stackwait. @nomem: the budget
- * had room but the allocation failed, so retry after a while rather than
- * at the next exit (which may never come: nothing else may be running).
- */
-static void kgo_stackwait_add(struct kgo_sched *sched, struct kgo_g *g, bool nomem)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&sched->lock, flags);
-	kgo_gqueue_push_back(&sched->stackwait, g);
-	WRITE_ONCE(sched->nstackwait, sched->nstackwait + 1);
-	spin_unlock_irqrestore(&sched->lock, flags);
-	if (nomem) {
-		pr_warn_ratelimited("no memory for a goroutine stack: retrying in %d ms\n",
-				    KGO_STACKWAIT_RETRY_MS);
-		queue_delayed_work(system_unbound_wq, &sched->stackwait_retry,
-				   msecs_to_jiffies(KGO_STACKWAIT_RETRY_MS));
-		return;
-	}
-	/*
-	 * An exit between our failed charge and the queueing above gave a
-	 * stack back but saw no waiter. The full barrier pairs with the one
-	 * in kgo_budget_unstack(): either it sees us queued, or we see the
-	 * room it left.
-	 */
-	smp_mb();
-	if (kgo_budget_stack_fits())
-		kgo_stackwait_kick(sched, 1);
-}
-
-/*
- * A stack for @g's first run, charged to the budget. Without one, @g
- * waits on sched.stackwait and the M goes on with other Gs: it must not
- * sleep holding the P, nor retry in a loop that keeps reclaim busy.
- */
-static bool kgo_g_take_stack(struct kgo_sched *sched, struct kgo_p *p,
-			     struct kgo_g *g)
-{
-	bool nomem = false;
-
-	if (kgo_budget_stack(p)) {
-		struct mem_cgroup *old = set_active_memcg(g->memcg);
-
-		/* Marked: runq.c reads it racily, to tell Gs that never ran. */
-		WRITE_ONCE(g->stack, kgo_stack_get(p, kgo_memcg_is_root(g->memcg)));
-		set_active_memcg(old);
-		if (likely(g->stack))
-			return true;
-		kgo_budget_unstack(p);
-		nomem = true;
-	}
-	kgo_stackwait_add(sched, g, nomem);
-	return false;
-}
-
-/* --- Running Gs ---------------------------------------------------- */
-
-/*
- * A G about to run on @p: its wait for the P, if sampled, and the time
- * it starts its new status. Both switches to a G take it (kgo_execute(),
- * kgo_switch_direct()).
- */
-static __always_inline void kgo_g_start_stats(struct kgo_p *p, struct kgo_g *g)
-{
-	if (unlikely(g->runnable_ns)) {
-		u64 now = ktime_get_mono_fast_ns();
-		u64 lat = now > g->runnable_ns ? now - g->runnable_ns : 0;
-
-		if (kgo_g_tracked(g))
-			kgo_stats_record_latency(p, lat);
-		trace_kgo_g_start(g->goid, p->id, lat);
-	} else {
-		trace_kgo_g_start(g->goid, p->id, 0);
-	}
-	g->since = jiffies;
-}
-
-/*
- * Runs @g on @m until it switches back, then does what it asked. This is
- * Go's execute + gogo, and the g0 halves of gosched_m, park_m, goexit0.
- */
-static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
-{
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *p = m->p;
-	unsigned long flags;
-	bool parked, due;
-
-	if (!inherit) {
-		p->schedtick++;
-		kgo_pstat_inc(p, schedticks);
-		/* A new slice: an old preemption request is void. */
-		WRITE_ONCE(g->preempt, false);
-	}
-	if (!g->stack) {
-		if (unlikely(!kgo_g_take_stack(sched, p, g)))
-			return;		/* it waits on stackwait; we go on */
-		kgo_stack_prepare(g);
-		kgo_pstat_inc(p, gstarted);
-		if (unlikely(g->feed)) {
-			kgo_feed_started(g->feed, p);
-			g->feed = NULL;
-		}
-	}
-	kgo_g_start_stats(p, g);
-resume:
-	/*
-	 * g->m first: the status store (a release) publishes it, so a
-	 * reader that sees RUNNING with acquire sees this M (debugfs.c).
-	 */
-	WRITE_ONCE(g->m, m);
-	kgo_g_set_status(g, KGO_G_RUNNABLE, KGO_G_RUNNING);
-	m->req = KGO_REQ_NONE;
-
-	/*
-	 * Interrupts off across the swap of %rsp and current->stack, and
-	 * around curg's changes: curg is set exactly while the M is in G
-	 * code, which a relief (hog.c) relies on.
-	 */
-	local_irq_disable();
-	m->curg = g;
-	kgo_m_ran_here(m);
-	current->stack = g->stack;
-	/*
-	 * Back on our stack: the G set current->stack before switching. It
-	 * may be another than @g, which yielded straight to it (the direct
-	 * yield): kgo_switch() names the G that switched back.
-	 */
-	g = kgo_switch(&m->g0_sp, &g->sp, NULL);
-	m->curg = NULL;
-	kgo_g_stamp_stopped(g);
-	/*
-	 * The P may have been handed off while the G blocked in the kernel
-	 * (block.c): then the M holds none, and every request below that
-	 * would queue the G on it sends the G to the global queue instead.
-	 */
-	p = m->p;
-	parked = false;
-	/*
-	 * Rule 5: the G switched out, and what it readied into runnext runs
-	 * next, so a wake-up it deferred is not owed any more; the requests
-	 * that queue the G call kgo_wakep() for both.
-	 */
-	due = p && p->wakep_due;
-	if (due)
-		WRITE_ONCE(p->wakep_due, false);
-	if (m->req == KGO_REQ_PARK) {
-		/*
-		 * Still with interrupts off: the G may hold, for unlockf to
-		 * release, a lock that interrupt context also takes.
-		 */
-		/*
-		 * Before unlockf: once it has released the G's locks, the G
-		 * may be readied and run again, and its next park reuse
-		 * waitreason. A park that unlockf declines is traced too.
-		 */
-		trace_kgo_g_park(g->goid, p ? p->id : -1, g->waitreason);
-		g->since = jiffies;
-		kgo_g_cas_status(g, KGO_G_RUNNING, KGO_G_WAITING);
-		parked = !g->unlockf || g->unlockf(g, g->unlock_arg);
-	}
-	local_irq_enable();
-
-	switch (m->req) {
-	case KGO_REQ_YIELD:
-		if (!p)
-			goto global;
-		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
-		kgo_g_stamp_runnable(g);
-		kgo_runqput_tail(p, g);
-		kgo_pstat_inc(p, yields);
-		kgo_wakep();
-		break;
-	case KGO_REQ_PARK:
-		/* What the G held for unlockf must now be released. */
-		kgo_switch_check(m, "park");
-		if (p)
-			kgo_pstat_inc(p, parks);
-		if (parked)
-			break;
-		/* unlockf said don't park; unless someone readied it first. */
-		if (atomic_cmpxchg(&g->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
-		    KGO_G_WAITING) {
-			/* It goes on after all: pay what it deferred. */
-			if (due)
-				kgo_wakep();
-			goto resume;	/* same slice, never queued */
-		}
-		break;
-	case KGO_REQ_PREEMPT:
-		if (p) {
-			kgo_pstat_inc(p, preempts);
-			if (trace_kgo_preempt_enabled())
-				trace_kgo_preempt(g->goid, p->id, ktime_get_mono_fast_ns() -
-						  READ_ONCE(p->mon_schedwhen));
-		}
-		fallthrough;
-	case KGO_REQ_EXITSYSCALL:
-global:
-		/*
-		 * To the global queue, as Go's gopreempt_m and exitsyscall0
-		 * do: a preempted G goes behind everything queued, and a G
-		 * whose M lost its P runs on whichever P is free first.
-		 */
-		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
-		kgo_g_stamp_runnable(g);
-		WRITE_ONCE(g->preempt, false);
-		spin_lock_irqsave(&sched->lock, flags);
-		kgo_globrunqput(sched, g);
-		spin_unlock_irqrestore(&sched->lock, flags);
-		kgo_wakep();
-		break;
-	case KGO_REQ_EXIT:
-		/* kgo_goexit() made sure it has a P. */
-		trace_kgo_g_end(g->goid, p->id);
-		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_DEAD);
-		kgo_stack_put(p, g->stack);
-		WRITE_ONCE(g->stack, NULL);
-		mem_cgroup_put(g->memcg);
-		g->memcg = NULL;
-		kgo_g_free(p, g);
-		/* Counts the G out of kgo_galive(), see there. */
-		kgo_pstat_inc(p, gfinished);
-		kgo_budget_exit(p);
-		/* Its stack may be what a waiting G needs. */
-		kgo_stackwait_kick(sched, 1);
-		break;
-	default:
-		WARN_ONCE(1, "kgo: goroutine switched back with request %d\n", m->req);
-	}
-}
-
 /*
  * cond_resched() between two Gs, for a kthread that may run Gs back to
  * back. With preemptible RCU it only reschedules, so a test of the flag
@@ -1457,221 +514,6 @@ void kgo_schedule(struct kgo_m *m)
 	}
 	WARN_ON_ONCE(m->p || m->spinning);
 }
-
-/*
- * The direct switch
- *
- * A yield or park through the M is two stack switches and a pass of
- * the M's loop: G -> M, queue or park the G, cond_resched, look at
- * every queue in order, M -> next G. When the next G is local and has
- * run before, the M's loop would only pick it: kgo_switch_direct()
- * switches straight to it, as Linux's __schedule() goes from prev to
- * next with no stop in between.
- *
- * What the M did for the G after the switch back must still happen
- * after the switch: a yielder may not be queued, nor a parker's unlockf
- * release the locks that let it be readied, while we stand on its
- * stack, or another CPU could run it there. So the G we switch to does
- * it, on its own stack, as finish_task_switch() does for prev:
- * kgo_switch() returns the G that switched to whoever resumes, and
- * every place a G resumes (here, and kgo_switch_to_m_irqsoff() in
- * api.c) calls kgo_switch_finish() if it is not NULL. The M's own
- * switches to a G pass NULL; a G's switch to its M passes the G, and
- * kgo_execute() goes on with the G it is given: the M switched to one G
- * and may be switched back to by another. Interrupts stay off from the
- * first check to the finish, so the M can neither be preempted (a hog
- * relief, hog.c) nor lose its P in between, and curg moves from one G
- * to the other with no M code in G context.
- *
- * Whatever the M's loop would do differently goes the long way: no P,
- * the P or the module stopping, a reschedule due (the loop's
- * cond_resched; and without preemptible RCU, whose quiescent state that
- * call reports, every switch), the 1-in-61 look at the global queue, a
- * fresh stack to order against the ring (runq.c), an empty queue, or a
- * next G that never ran, which the M must give a stack.
- */
-
-/*
- * The yielder @prev's switch out: what kgo_execute() does for
- * KGO_REQ_YIELD.
- */
-static __always_inline void kgo_yield_finish(struct kgo_p *p, struct kgo_g *prev)
-{
-	kgo_g_set_status(prev, KGO_G_RUNNING, KGO_G_RUNNABLE);
-	kgo_g_stamp_runnable(prev);
-	kgo_runqput_tail(p, prev);
-	kgo_pstat_inc(p, yields);
-	kgo_pstat_inc(p, yields_direct);
-	kgo_wakep();
-}
-
-/*
- * The parker @prev's switch out: what kgo_execute() does for
- * KGO_REQ_PARK. A park that unlockf declines goes on next, from
- * runnext, where the M's path would resume it at once; its trace event
- * came before the switch (kgo_switch_direct()).
- */
-static __always_inline void kgo_park_finish(struct kgo_m *m, struct kgo_p *p,
-					    struct kgo_g *prev)
-{
-	m->req = KGO_REQ_NONE;
-	prev->since = jiffies;
-	kgo_g_cas_status(prev, KGO_G_RUNNING, KGO_G_WAITING);
-	if (prev->unlockf && !prev->unlockf(prev, prev->unlock_arg) &&
-	    atomic_cmpxchg(&prev->status, KGO_G_WAITING, KGO_G_RUNNABLE) ==
-	    KGO_G_WAITING) {
-		kgo_g_stamp_runnable(prev);
-		kgo_runqput(p, prev, true);
-		kgo_wakep();
-	}
-	kgo_switch_check_irqsoff(m, "park");
-	kgo_pstat_inc(p, parks);
-	kgo_pstat_inc(p, parks_direct);
-}
-
-/*
- * @prev's switch out, done by the G that resumed in its place, on the
- * same M. m->req says which: a direct park sets it, a direct yield
- * leaves it at NONE. Context: a G, interrupts off, on the M and P
- * @prev ran on.
- */
-static __always_inline void __kgo_switch_finish(struct kgo_g *prev)
-{
-	struct kgo_m *m = prev->m;
-	struct kgo_p *p = m->p;
-
-	lockdep_assert_irqs_disabled();
-	WARN_ON_ONCE(m->curg == prev || !p);
-	kgo_g_stamp_stopped(prev);
-	/*
-	 * Rule 5: a deferred wake-up is void. A yield pays it below; what
-	 * a parker readied into runnext is running now.
-	 */
-	if (p->wakep_due)
-		WRITE_ONCE(p->wakep_due, false);
-	if (m->req == KGO_REQ_PARK)
-		kgo_park_finish(m, p, prev);
-	else
-		kgo_yield_finish(p, prev);
-}
-
-/* The same, for a G that resumes in its M-path switch (api.c). */
-void kgo_switch_finish(struct kgo_g *prev)
-{
-	__kgo_switch_finish(prev);
-}
-
-/*
- * kgo_switch_direct() - switch straight to the next local G
- * @m: the caller's M (kgo_g_m())
- * @g: the caller, @m's curg
- * @park: a park (m->req is KGO_REQ_PARK), else a yield
- *
- * Return: false, having done nothing, if the switch must go through the
- * M; else true, once the G runs again (on @m or another M).
- * Context: a G, interrupts off.
- */
-static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
-					      bool park)
-{
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *p = m->p;
-	struct kgo_g *next, *prev;
-	bool inherit;
-
-	lockdep_assert_irqs_disabled();
-	if (!IS_ENABLED(CONFIG_PREEMPT_RCU) || unlikely(!p) || need_resched() ||
-	    READ_ONCE(sched->stopping) || READ_ONCE(p->stopreq) ||
-	    p->freshtail != p->freshhead ||
-	    (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)))
-		return false;
-	next = __kgo_runqget(p, &inherit, false);
-	if (!next)
-		return false;
-	/* Ours now: no thief reaches it, so its fields may be read. */
-	if (unlikely(!next->stack)) {
-		/*
-		 * Never ran: the M gives it a stack. It goes back where it
-		 * was next in line, runnext, which the get left empty (only
-		 * the owner fills it). Release: as runqput's cmpxchg, for a
-		 * thief that takes it from there.
-		 */
-		smp_store_release(&p->runnext, next);
-		return false;
-	}
-	/*
-	 * As kgo_execute(), before unlockf can let the G be readied and
-	 * park again with another waitreason; and before the next G's start.
-	 */
-	if (park)
-		trace_kgo_g_park(g->goid, p->id, g->waitreason);
-	if (inherit) {
-		kgo_pstat_inc(p, runnext_hits);
-	} else {
-		p->schedtick++;
-		kgo_pstat_inc(p, schedticks);
-		WRITE_ONCE(next->preempt, false);
-	}
-	kgo_g_start_stats(p, next);
-	/* As kgo_execute(): g->m before the status that publishes it. */
-	WRITE_ONCE(next->m, m);
-	kgo_g_set_status(next, KGO_G_RUNNABLE, KGO_G_RUNNING);
-	m->curg = next;
-	current->stack = next->stack;
-	prev = kgo_switch(&g->sp, &next->sp, g);
-	/* Resumed, by an M or by a G's direct switch; @m may be stale. */
-	if (prev)
-		__kgo_switch_finish(prev);
-	return true;
-}
-
-/*
- * kgo_park_reason() by a G that has its M, @m = kgo_g_m(). Here, as
- * kgo_yield() is, for the direct switch to be inline in it.
- */
-void kgo_park_m(struct kgo_m *m, bool (*unlockf)(struct kgo_g *g, void *arg),
-		void *arg, u8 reason)
-{
-	struct kgo_g *g = m->curg;
-
-	/* With unlockf, the M checks once unlockf has released what it may. */
-	if (!unlockf)
-		kgo_switch_check(m, "park");
-	g->unlockf = unlockf;
-	g->unlock_arg = arg;
-	g->waitreason = reason;
-	m->req = KGO_REQ_PARK;
-	local_irq_disable();
-	if (likely(kgo_switch_direct(m, g, true))) {
-		local_irq_enable();
-		return;
-	}
-	kgo_switch_via_m(m, KGO_REQ_PARK);
-}
-
-/*
- * In this file rather than api.c with the other switches, so that the
- * direct switch and its finish are inline in it: a yield is then one
- * call, with no calls of its own but the switch and kgo_wakep()'s
- * rare slow path.
- */
-void kgo_yield(void)
-{
-	struct kgo_m *m = kgo_g_m();
-
-	if (!m) {
-		cond_resched();
-		return;
-	}
-	kgo_switch_check(m, "yield");
-	local_irq_disable();
-	if (likely(kgo_switch_direct(m, m->curg, false))) {
-		local_irq_enable();
-		return;
-	}
-	kgo_switch_via_m(m, KGO_REQ_YIELD);
-}
-EXPORT_SYMBOL_GPL(kgo_yield);
 
 /* --- Making Gs runnable -------------------------------------------- */
 
@@ -1871,6 +713,42 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	kgo_g_p_put();
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_injectglist);
+
+/*
+ * kgo_ready() by a caller that has its M, @m = kgo_g_m() (NULL outside a
+ * G). From a G the readied G goes to runnext: the next G this P runs
+ * once the caller switches out, which in a hand-off (a channel, a
+ * WaitGroup's last done) it does at once. So no wake-up here: the P is
+ * marked instead, and another M is called over only if the caller goes
+ * on running (the design essay's rule 5 in sched.c). A G that was in
+ * runnext before is kicked to the ring, where it waits behind us: that
+ * one gets its wake-up now (none if it went to the fresh stack instead
+ * and stayed there, as it does while no P is idle or spinning: runq.c).
+ */
+int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
+{
+	struct kgo_p *p;
+
+	if (!kgo_g_readied(g))
+		return -EINVAL;
+	p = m ? kgo_g_p_get(m) : NULL;
+	trace_kgo_g_ready(g->goid, p ? p->id : -1);
+	if (p) {
+		bool kicked;
+
+		kgo_pstat_inc(p, readies);
+		kicked = kgo_runqput(p, g, true);
+		if (kicked)
+			kgo_wakep();
+		else
+			kgo_wakep_defer(p);
+		kgo_g_p_put();
+	} else {
+		atomic64_inc(&kgo_sched.ext_readies);
+		kgo_put_outside(g);
+	}
+	return 0;
+}
 
 /* --- Init, exit, statistics ---------------------------------------- */
 

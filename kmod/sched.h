@@ -3,6 +3,7 @@
 #define _KGO_SCHED_H
 
 #include <linux/atomic.h>
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -10,17 +11,17 @@
 #include <linux/workqueue.h>
 
 #include "g.h"
+#include "idle.h"
 #include "m.h"
 #include "proc.h"
+#include "switch.h"
 
 struct kgo_m;
 struct kgo_p;
 
 /*
- * The global scheduler state (Go's schedt). Field rules:
- *   I: set at init
- *   L: under lock; "racy" fields are also read without it as hints
- *   A: atomic
+ * The global scheduler state (Go's schedt). Field rules (locking.h): I,
+ * L (this lock; "racy" fields are also read without it as hints), A.
  */
 struct kgo_sched {
 	/*
@@ -67,6 +68,11 @@ struct kgo_sched {
 
 	struct task_struct *monitor;	/* I: monitor.c */
 	bool monitor_waiting;		/* L: it sleeps until a P is busy */
+	/*
+	 * I: queued, under lock, by whoever clears monitor_waiting: the
+	 * monitor's wake-up (monitor.c), which the core knows only as this.
+	 */
+	struct irq_work monitor_busy;
 	bool monitor_kicked;		/* racy: an M blocked, see monitor.c */
 	unsigned int monitor_delay_us;	/* racy: the monitor's tick */
 
@@ -85,6 +91,12 @@ struct kgo_sched {
 };
 
 extern struct kgo_sched kgo_sched;
+
+/*
+ * Every 61st new time slice a P looks at the global queue first (the
+ * essay's step 1); the direct switch (switch.c) defers to the M's loop then.
+ */
+#define KGO_GLOBAL_CHECK	61
 
 /* A consistent-enough view for tests and statistics. */
 struct kgo_sched_snap {
@@ -106,13 +118,12 @@ s64 kgo_galive(struct kgo_sched *sched);
 /* For the M loop (m.c). */
 void kgo_schedule(struct kgo_m *m);
 
-/* Used by the API functions (api.c) and tests. */
+/* Spawns and readiness, for the API (api.c) and tests. */
 struct kgo_g *kgo_newproc(kgo_func_t fn, void *arg, gfp_t gfp);
 struct kgo_g *kgo_newproc_m(struct kgo_m *m, kgo_func_t fn, void *arg, gfp_t gfp);
 struct kgo_gcache;
 struct kgo_g *kgo_newproc_gc(struct kgo_gcache *gc, kgo_func_t fn, void *arg, gfp_t gfp);
 void kgo_injectglist(struct kgo_gqueue *q, u32 n);
-void kgo_wakep_slow(struct kgo_sched *sched);
 
 /**
  * kgo_wakep() - start a spinning M if work may be waiting and none spins
@@ -164,10 +175,6 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
 	WRITE_ONCE(p->wakep_due, true);
 }
 
-struct kgo_m *kgo_preempt_now(struct kgo_m *m);
-void kgo_switch_via_m(struct kgo_m *m, int req);
-void kgo_switch_finish(struct kgo_g *prev);
-
 /*
  * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
  * Inline: a blocking channel operation makes it every time, and the G
@@ -212,19 +219,5 @@ static inline void kgo_g_wakep_if_due(struct kgo_m *m)
 	}
 	kgo_g_p_put();
 }
-
-void kgo_put_outside(struct kgo_g *g);
-void kgo_startm(struct kgo_p *p, bool spinning);
-void kgo_newm_spare(struct kgo_p *p);
-
-/* For P handoff, the monitor and P start/stop (block.c, monitor.c, procs.c). */
-void kgo_handoffp(struct kgo_sched *sched, struct kgo_p *p);
-bool kgo_reacquire_home(struct kgo_m *m);
-void kgo_reacquire_home_atomic(struct kgo_m *m);
-void kgo_runq_drain(struct kgo_sched *sched, struct kgo_p *p);
-void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p);
-struct kgo_p *kgo_pidleget_exact(struct kgo_sched *sched, struct kgo_p *p);
-void kgo_start_idle(struct kgo_sched *sched, u32 n);
-void kgo_stackwait_kick(struct kgo_sched *sched, u32 n);
 
 #endif /* _KGO_SCHED_H */

@@ -334,7 +334,7 @@ struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 	if (ret)
 		return ERR_PTR(ret);
 	/* Inline, CHECKSUM reads the buffer in place: nothing copied in. */
-	len = t->kind == KGO_TASK_CHECKSUM && !(t->flags & KGO_TASK_F_INLINE) ? t->args[1] : 0;
+	len = kgo_task_buf_len(t);
 
 	/*
 	 * The user's and the fd's caps first: a task over them costs no
@@ -417,12 +417,11 @@ struct kgo_g *kgo_session_ring_job(struct kgo_session *s, struct kgo_job *job,
 	u32 len = 0;
 	int ret;
 
-	ret = kgo_task_validate(t);
 	/* The SQ poller runs in no process: no user memory to copy from. */
-	if (!ret && t->kind == KGO_TASK_CHECKSUM && r->sqpoll_wake)
-		ret = -EOPNOTSUPP;
-	if (!ret && t->kind == KGO_TASK_CHECKSUM) {
-		len = t->args[1];
+	ret = kgo_task_validate_ring(t, r->sqpoll_wake);
+	if (!ret)
+		len = kgo_task_buf_len(t);
+	if (len) {
 		spin_lock(&s->lock);
 		if (s->bytes + len > max_bytes)
 			ret = -EAGAIN;

@@ -25,7 +25,7 @@ struct kgo_user;
 /*
  * One open /dev/kgo: the tasks it submitted and their completions.
  * References: the open fd holds one, and so does every job. Field
- * rules: L = under lock.
+ * rules (locking.h): S, this lock.
  *
  * A job is "in flight" from acceptance until its completion is read:
  * that is what the per-fd caps count, so that a reader that never reads
@@ -33,13 +33,13 @@ struct kgo_user;
  */
 struct kgo_session {
 	spinlock_t lock;	/* process context only; before ctx locks (ctx.c) */
-	struct list_head pending; /* L: accepted, not completed */
-	struct list_head done;	/* L: completed, not read (FIFO) */
-	u32 ninflight;		/* L: accepted and not read */
-	u32 ndone;		/* L: on done */
-	u32 nring;		/* L: of ninflight, the ring's CQ slots */
-	u64 bytes;		/* L: bytes copied in by jobs in flight */
-	bool closed;		/* L: the fd is gone: completions are dropped */
+	struct list_head pending; /* S: accepted, not completed */
+	struct list_head done;	/* S: completed, not read (FIFO) */
+	u32 ninflight;		/* S: accepted and not read */
+	u32 ndone;		/* S: on done */
+	u32 nring;		/* S: of ninflight, the ring's CQ slots */
+	u64 bytes;		/* S: bytes copied in by jobs in flight */
+	bool closed;		/* S: the fd is gone: completions are dropped */
 	wait_queue_head_t wq;	/* read, poll and KGO_IOC_WAIT */
 	struct kref ref;
 	struct kgo_user *user;	/* the opener's user (user.c); holds a reference */

@@ -80,6 +80,7 @@
 
 #include <kgo.h>
 #include "compat.h"
+#include "api.h"
 #include "check.h"
 #include "g.h"
 #include "sched.h"

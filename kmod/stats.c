@@ -10,18 +10,9 @@
 #include <linux/string.h>
 
 #include "proc.h"
-#include "ring.h"
 #include "runq.h"
 #include "sched.h"
 #include "stats.h"
-
-/* One runnable-to-running delay. Context: the M holding @p. */
-void kgo_stats_record_latency(struct kgo_p *p, u64 ns)
-{
-	unsigned int b = ns ? min_t(unsigned int, ilog2(ns), KGO_LATENCY_BUCKETS - 1) : 0;
-
-	kgo_pstat_inc(p, latency[b]);
-}
 
 void kgo_stats_global(struct kgo_stats *st)
 {
@@ -39,7 +30,6 @@ void kgo_stats_global(struct kgo_stats *st)
 	st->global_runq = snap.runqsize;
 	st->created_outside = atomic64_read(&sched->ext_created);
 	st->readied_outside = atomic64_read(&sched->ext_readies);
-	kgo_sqpoll_stats(&st->sqpoll_ns, &st->sqpoll_tasks);
 	memset(st->latency, 0, sizeof(st->latency));
 	for (i = 0; i < sched->nprocs; i++)
 		for (b = 0; b < KGO_LATENCY_BUCKETS; b++)

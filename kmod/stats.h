@@ -8,6 +8,5 @@ struct kgo_p;
 
 void kgo_stats_global(struct kgo_stats *st);
 bool kgo_stats_proc(int id, struct kgo_proc_stats *ps);
-void kgo_stats_record_latency(struct kgo_p *p, u64 ns);
 
 #endif /* _KGO_STATS_H */

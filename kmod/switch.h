@@ -9,11 +9,25 @@
 #include "compat.h"
 
 struct kgo_g;
+struct kgo_m;
+struct kgo_sched;
+struct work_struct;
 
+/* switch_64.S */
 struct kgo_g *kgo_switch(unsigned long *save_sp, unsigned long *load_sp,
 			 struct kgo_g *prev);
 void kgo_g_entry(void);
 void __noreturn kgo_g_main(struct kgo_g *g);
+
+/* switch.c: the M's side, for its loop (kgo_schedule(), sched.c) */
+void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit);
+void kgo_stackwait_kick(struct kgo_sched *sched, u32 n);
+void kgo_stackwait_retry_fn(struct work_struct *work);
+
+/* switch.c: the G's side */
+struct kgo_m *kgo_preempt_now(struct kgo_m *m);
+void kgo_switch_via_m(struct kgo_m *m, int req);
+void kgo_switch_finish(struct kgo_g *prev);
 
 /*
  * All Ms share one stack canary. A goroutine's frames carry the canary

@@ -14,6 +14,7 @@
 #include <linux/spinlock.h>
 
 #include <kgo.h>
+#include "api.h"
 #include "check.h"
 #include "g.h"
 #include "waiter.h"

@@ -39,87 +39,6 @@ u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max)
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_spawn_nodes);
 
-/**
- * kgo_task_validate() - whether a descriptor may be accepted
- * @t: the descriptor, copied in
- *
- * Return: 0, -EINVAL (unknown kind, flags, non-zero reserved or unused
- * argument, argument out of range) or -E2BIG (a tree or a buffer over
- * its maximum). The CHECKSUM buffer itself is checked when copied.
- */
-int kgo_task_validate(const struct kgo_task *t)
-{
-	unsigned int used;	/* how many args the kind uses */
-
-	/* NOP first, in one test: a ring's batch of them is all this. */
-	if (t->kind == KGO_TASK_NOP)
-		return (t->flags & ~KGO_TASK_FLAGS) | t->__reserved |
-		       t->args[0] | t->args[1] | t->args[2] ? -EINVAL : 0;
-	if ((t->flags & ~KGO_TASK_FLAGS) || t->__reserved)
-		return -EINVAL;
-	/* Inline is for what neither sleeps nor runs unbounded. */
-	if ((t->flags & KGO_TASK_F_INLINE) && t->kind != KGO_TASK_CHECKSUM)
-		return -EINVAL;
-	switch (t->kind) {
-	case KGO_TASK_SPIN:
-		if (t->args[0] > KGO_SPIN_MAX_NS)
-			return -EINVAL;
-		used = 1;
-		break;
-	case KGO_TASK_YIELD:
-		if (t->args[0] > KGO_YIELD_MAX)
-			return -EINVAL;
-		used = 1;
-		break;
-	case KGO_TASK_SPAWN:
-		if (!t->args[0] || t->args[0] > KGO_SPAWN_MAX_FANOUT)
-			return -EINVAL;
-		if (kgo_spawn_nodes(t->args[0], t->args[1], KGO_SPAWN_MAX_NODES) >
-		    KGO_SPAWN_MAX_NODES)
-			return -E2BIG;
-		used = 2;
-		break;
-	case KGO_TASK_CHECKSUM:
-		if (t->args[1] > KGO_CHECKSUM_MAX_LEN)
-			return -E2BIG;
-		used = 2;
-		break;
-	case KGO_TASK_SLEEP:
-		if (t->args[0] > KGO_SLEEP_MAX_NS)
-			return -EINVAL;
-		used = 1;
-		break;
-	case KGO_TASK_BLOCK:
-		if (t->args[0] > KGO_BLOCK_MAX_US)
-			return -EINVAL;
-		used = 1;
-		break;
-	case KGO_TASK_PINGPONG:
-		if (t->args[0] > KGO_PINGPONG_MAX)
-			return -EINVAL;
-		used = 1;
-		break;
-	case KGO_TASK_SELECT:
-		if (t->args[0] > KGO_SELECT_TASK_MAX || t->args[1] > KGO_SELECT_GAP_MAX_NS)
-			return -EINVAL;
-		used = 2;
-		break;
-	case KGO_TASK_PINGPONG_HOG:
-		if (!t->args[0] || t->args[0] > KGO_PINGPONG_HOG_MAX_NS ||
-		    !t->args[1] || t->args[1] > KGO_PINGPONG_HOG_MAX_LOOP)
-			return -EINVAL;
-		used = 2;
-		break;
-	default:
-		return -EINVAL;
-	}
-	for (; used < ARRAY_SIZE(t->args); used++)
-		if (t->args[used])
-			return -EINVAL;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(kgo_task_validate);
-
 /* CRC32C as iSCSI and ext4 define it: initial ~0, final xor ~0. */
 u32 kgo_task_checksum(const void *buf, size_t len)
 {
@@ -134,48 +53,6 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_task_checksum);
 #define KGO_INLINE_CHUNK	256
 /* Between two looks at need_resched: a 1 MiB buffer is a few of them. */
 #define KGO_INLINE_RESCHED	(64 * 1024)
-
-/**
- * kgo_task_run_inline() - run a validated KGO_TASK_F_INLINE task here
- * @t: the task, kgo_task_validate()d: NOP or CHECKSUM
- * @result: out: its result
- *
- * CHECKSUM reads its buffer in place, a chunk at a time, so a task run
- * inline holds no memory after it returns and needs no accounting.
- *
- * Context: process (the submitter, or the SQ poller for a NOP), may
- * sleep. Return: 0, or the status its completion reports (-EFAULT).
- */
-int kgo_task_run_inline(const struct kgo_task *t, u64 *result)
-{
-	const u8 __user *p = u64_to_user_ptr(t->args[0]);
-	u8 buf[KGO_INLINE_CHUNK];
-	u64 left = t->args[1];
-	u32 crc = ~0U, since = 0;
-
-	*result = 0;
-	if (t->kind == KGO_TASK_NOP)
-		return 0;
-	if (WARN_ON_ONCE(t->kind != KGO_TASK_CHECKSUM))
-		return -EINVAL;
-	while (left) {
-		size_t n = min_t(u64, left, sizeof(buf));
-
-		if (copy_from_user(buf, p, n))
-			return -EFAULT;
-		crc = kgo_crc32c(crc, buf, n);
-		p += n;
-		left -= n;
-		since += n;
-		if (since >= KGO_INLINE_RESCHED) {
-			since = 0;
-			cond_resched();
-		}
-	}
-	*result = ~crc;
-	return 0;
-}
-EXPORT_SYMBOL_IF_KUNIT(kgo_task_run_inline);
 
 static u64 kgo_task_spin(struct kgo_job *job, u64 ns)
 {
@@ -442,6 +319,340 @@ static int kgo_select_consumer(struct kgo_task_pair *pp)
 }
 
 /*
+ * The kinds' table: io_uring's opdef.c, for tasks. Each kind's argument
+ * count, the ranges of its arguments, its run in a goroutine and, for
+ * those that may run in the submitter, its run there.
+ */
+
+static int kgo_spin_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_SPIN_MAX_NS ? -EINVAL : 0;
+}
+
+static void kgo_spin_job(struct kgo_job *job)
+{
+	job->c.result = kgo_task_spin(job, job->desc.args[0]);
+}
+
+static int kgo_yield_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_YIELD_MAX ? -EINVAL : 0;
+}
+
+static void kgo_yield_job(struct kgo_job *job)
+{
+	u64 i;
+
+	for (i = 0; i < job->desc.args[0]; i++) {
+		job->err = kgo_ctx_err(&job->ctx);
+		if (job->err)
+			break;
+		kgo_yield();
+	}
+	job->c.result = i;
+}
+
+static int kgo_spawn_validate(const struct kgo_task *t)
+{
+	if (!t->args[0] || t->args[0] > KGO_SPAWN_MAX_FANOUT)
+		return -EINVAL;
+	if (kgo_spawn_nodes(t->args[0], t->args[1], KGO_SPAWN_MAX_NODES) >
+	    KGO_SPAWN_MAX_NODES)
+		return -E2BIG;
+	return 0;
+}
+
+static void kgo_spawn_job(struct kgo_job *job)
+{
+	kgo_spawn_run(job, job->desc.args[1]);
+	/* Nodes that could not grow set job->err. */
+	job->c.result = atomic64_read(&job->nodes);
+}
+
+static int kgo_checksum_validate(const struct kgo_task *t)
+{
+	return t->args[1] > KGO_CHECKSUM_MAX_LEN ? -E2BIG : 0;
+}
+
+static void kgo_checksum_job(struct kgo_job *job)
+{
+	job->c.result = kgo_task_checksum(job->buf, job->len);
+}
+
+/*
+ * CHECKSUM inline reads its buffer in place, a chunk at a time, so it
+ * holds no memory after it returns and needs no accounting.
+ */
+static int kgo_checksum_inline(const struct kgo_task *t, u64 *result)
+{
+	const u8 __user *p = u64_to_user_ptr(t->args[0]);
+	u8 buf[KGO_INLINE_CHUNK];
+	u64 left = t->args[1];
+	u32 crc = ~0U, since = 0;
+
+	while (left) {
+		size_t n = min_t(u64, left, sizeof(buf));
+
+		if (copy_from_user(buf, p, n))
+			return -EFAULT;
+		crc = kgo_crc32c(crc, buf, n);
+		p += n;
+		left -= n;
+		since += n;
+		if (since >= KGO_INLINE_RESCHED) {
+			since = 0;
+			cond_resched();
+		}
+	}
+	*result = ~crc;
+	return 0;
+}
+
+static int kgo_sleep_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_SLEEP_MAX_NS ? -EINVAL : 0;
+}
+
+static void kgo_sleep_job(struct kgo_job *job)
+{
+	u64 t0 = ktime_get_ns();
+
+	job->err = kgo_ctx_sleep(&job->ctx, job->desc.args[0]);
+	job->c.result = ktime_get_ns() - t0;
+}
+
+static int kgo_block_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_BLOCK_MAX_US ? -EINVAL : 0;
+}
+
+static void kgo_block_job(struct kgo_job *job)
+{
+	u64 t0 = ktime_get_ns();
+
+	/*
+	 * A kernel sleep, not kgo's: the M sleeps with the goroutine, and
+	 * kgo hands its P off. An hrtimer one, which a cancellation ends
+	 * early.
+	 */
+	job->err = kgo_ctx_sleep_blocking(&job->ctx, job->desc.args[0] * NSEC_PER_USEC);
+	job->c.result = ktime_get_ns() - t0;
+}
+
+static int kgo_pingpong_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_PINGPONG_MAX ? -EINVAL : 0;
+}
+
+static void kgo_pingpong_job(struct kgo_job *job)
+{
+	job->err = kgo_task_pair_run(job, kgo_pong, kgo_ping);
+}
+
+static int kgo_select_validate(const struct kgo_task *t)
+{
+	return t->args[0] > KGO_SELECT_TASK_MAX ||
+	       t->args[1] > KGO_SELECT_GAP_MAX_NS ? -EINVAL : 0;
+}
+
+static void kgo_select_job(struct kgo_job *job)
+{
+	job->err = kgo_task_pair_run(job, kgo_producer, kgo_select_consumer);
+}
+
+static int kgo_pingpong_hog_validate(const struct kgo_task *t)
+{
+	return !t->args[0] || t->args[0] > KGO_PINGPONG_HOG_MAX_NS ||
+	       !t->args[1] || t->args[1] > KGO_PINGPONG_HOG_MAX_LOOP ? -EINVAL : 0;
+}
+
+static void kgo_pingpong_hog_job(struct kgo_job *job)
+{
+	job->err = kgo_task_pair_run(job, kgo_hog_pong, kgo_hog_ping);
+}
+
+static void kgo_nop_job(struct kgo_job *job)
+{
+	job->c.result = 0;
+}
+
+static int kgo_nop_inline(const struct kgo_task *t, u64 *result)
+{
+	return 0;
+}
+
+/**
+ * struct kgo_task_def - what kgo knows of one task kind
+ * @nargs: the arguments it uses; the others must be zero
+ * @inline_ok: it may be submitted with KGO_TASK_F_INLINE: it neither
+ *	sleeps nor runs unbounded (@run_inline set)
+ * @needs_mm: it reads the submitter's memory (args[0], args[1] bytes):
+ *	copied in at submit, read in place inline, refused where no
+ *	process submits (SQPOLL)
+ * @validate: the ranges of its arguments; NULL if any value goes
+ * @run: its run in a goroutine; fills job->c.result, job->err
+ * @run_inline: its run in the submitter (@inline_ok); fills *result
+ */
+struct kgo_task_def {
+	u8 nargs;
+	bool inline_ok;
+	bool needs_mm;
+	int (*validate)(const struct kgo_task *t);
+	void (*run)(struct kgo_job *job);
+	int (*run_inline)(const struct kgo_task *t, u64 *result);
+};
+
+static const struct kgo_task_def kgo_task_defs[] = {
+	[KGO_TASK_NOP] = {
+		.inline_ok = true,
+		.run = kgo_nop_job,
+		.run_inline = kgo_nop_inline,
+	},
+	[KGO_TASK_SPIN] = {
+		.nargs = 1,
+		.validate = kgo_spin_validate,
+		.run = kgo_spin_job,
+	},
+	[KGO_TASK_YIELD] = {
+		.nargs = 1,
+		.validate = kgo_yield_validate,
+		.run = kgo_yield_job,
+	},
+	[KGO_TASK_SPAWN] = {
+		.nargs = 2,
+		.validate = kgo_spawn_validate,
+		.run = kgo_spawn_job,
+	},
+	[KGO_TASK_CHECKSUM] = {
+		.nargs = 2,
+		.inline_ok = true,
+		.needs_mm = true,
+		.validate = kgo_checksum_validate,
+		.run = kgo_checksum_job,
+		.run_inline = kgo_checksum_inline,
+	},
+	[KGO_TASK_SLEEP] = {
+		.nargs = 1,
+		.validate = kgo_sleep_validate,
+		.run = kgo_sleep_job,
+	},
+	[KGO_TASK_BLOCK] = {
+		.nargs = 1,
+		.validate = kgo_block_validate,
+		.run = kgo_block_job,
+	},
+	[KGO_TASK_PINGPONG] = {
+		.nargs = 1,
+		.validate = kgo_pingpong_validate,
+		.run = kgo_pingpong_job,
+	},
+	[KGO_TASK_SELECT] = {
+		.nargs = 2,
+		.validate = kgo_select_validate,
+		.run = kgo_select_job,
+	},
+	[KGO_TASK_PINGPONG_HOG] = {
+		.nargs = 2,
+		.validate = kgo_pingpong_hog_validate,
+		.run = kgo_pingpong_hog_job,
+	},
+};
+
+/* A validated task's entry. */
+static const struct kgo_task_def *kgo_task_def(const struct kgo_task *t)
+{
+	return &kgo_task_defs[t->kind];
+}
+
+/**
+ * kgo_task_validate() - whether a descriptor may be accepted
+ * @t: the descriptor, copied in
+ *
+ * Return: 0, -EINVAL (unknown kind, flags, non-zero reserved or unused
+ * argument, argument out of range) or -E2BIG (a tree or a buffer over
+ * its maximum). The CHECKSUM buffer itself is checked when copied.
+ */
+int kgo_task_validate(const struct kgo_task *t)
+{
+	const struct kgo_task_def *def;
+	unsigned int used;
+	int err;
+
+	/* Every kind has its entry, and the table ends with the last. */
+	BUILD_BUG_ON(ARRAY_SIZE(kgo_task_defs) != KGO_TASK_PINGPONG_HOG + 1);
+	/* NOP first, in one test: a ring's batch of them is all this. */
+	if (t->kind == KGO_TASK_NOP)
+		return (t->flags & ~KGO_TASK_FLAGS) | t->__reserved |
+		       t->args[0] | t->args[1] | t->args[2] ? -EINVAL : 0;
+	if ((t->flags & ~KGO_TASK_FLAGS) || t->__reserved)
+		return -EINVAL;
+	if (t->kind >= ARRAY_SIZE(kgo_task_defs) || !kgo_task_defs[t->kind].run)
+		return -EINVAL;
+	def = kgo_task_def(t);
+	/* Inline is for what neither sleeps nor runs unbounded. */
+	if ((t->flags & KGO_TASK_F_INLINE) && !def->inline_ok)
+		return -EINVAL;
+	err = def->validate ? def->validate(t) : 0;
+	if (err)
+		return err;
+	for (used = def->nargs; used < ARRAY_SIZE(t->args); used++)
+		if (t->args[used])
+			return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_task_validate);
+
+/**
+ * kgo_task_validate_ring() - kgo_task_validate() for a ring's entry
+ * @t: the entry, copied in
+ * @sqpoll: the ring has an SQ poller, which runs in no process
+ *
+ * Return: as kgo_task_validate(); -EOPNOTSUPP for a kind that reads the
+ * submitter's memory on a ring with SQPOLL.
+ */
+int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll)
+{
+	int err = kgo_task_validate(t);
+
+	if (!err && sqpoll && kgo_task_def(t)->needs_mm)
+		return -EOPNOTSUPP;
+	return err;
+}
+
+/*
+ * The bytes of the submitter's memory a validated @t copies in at
+ * submit, and holds until it completes: a needs_mm kind's, unless it
+ * runs inline (which reads them in place).
+ */
+u32 kgo_task_buf_len(const struct kgo_task *t)
+{
+	return kgo_task_def(t)->needs_mm && !(t->flags & KGO_TASK_F_INLINE) ?
+	       t->args[1] : 0;
+}
+
+/**
+ * kgo_task_run_inline() - run a validated KGO_TASK_F_INLINE task here
+ * @t: the task, kgo_task_validate()d: of an inline_ok kind
+ * @result: out: its result
+ *
+ * A task run inline holds no memory after it returns and needs no
+ * accounting.
+ *
+ * Context: process (the submitter, or the SQ poller for a NOP), may
+ * sleep. Return: 0, or the status its completion reports (-EFAULT).
+ */
+int kgo_task_run_inline(const struct kgo_task *t, u64 *result)
+{
+	const struct kgo_task_def *def = kgo_task_def(t);
+
+	*result = 0;
+	if (WARN_ON_ONCE(!def->inline_ok))
+		return -EINVAL;
+	return def->run_inline(t, result);
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_task_run_inline);
+
+/*
  * Runs @job's kind in the calling goroutine; fills job->c.result. A
  * cancelled job (job->ctx: its fd closed, or KGO_CANCEL_RUNNING) stops
  * at its next check with job->err = -ECANCELED and what it did so far
@@ -449,66 +660,5 @@ static int kgo_select_consumer(struct kgo_task_pair *pp)
  */
 void kgo_job_run(struct kgo_job *job)
 {
-	const struct kgo_task *t = &job->desc;
-	struct kgo_ctx *ctx = &job->ctx;
-
-	switch (t->kind) {
-	case KGO_TASK_NOP:
-		job->c.result = 0;
-		break;
-	case KGO_TASK_SPIN:
-		job->c.result = kgo_task_spin(job, t->args[0]);
-		break;
-	case KGO_TASK_YIELD: {
-		u64 i;
-
-		for (i = 0; i < t->args[0]; i++) {
-			job->err = kgo_ctx_err(ctx);
-			if (job->err)
-				break;
-			kgo_yield();
-		}
-		job->c.result = i;
-		break;
-	}
-	case KGO_TASK_SPAWN:
-		kgo_spawn_run(job, t->args[1]);
-		/* Nodes that could not grow set job->err. */
-		job->c.result = atomic64_read(&job->nodes);
-		break;
-	case KGO_TASK_CHECKSUM:
-		job->c.result = kgo_task_checksum(job->buf, job->len);
-		break;
-	case KGO_TASK_SLEEP: {
-		u64 t0 = ktime_get_ns();
-
-		job->err = kgo_ctx_sleep(ctx, t->args[0]);
-		job->c.result = ktime_get_ns() - t0;
-		break;
-	}
-	case KGO_TASK_BLOCK: {
-		u64 t0 = ktime_get_ns();
-
-		/*
-		 * A kernel sleep, not kgo's: the M sleeps with the goroutine,
-		 * and kgo hands its P off. An hrtimer one, which a
-		 * cancellation ends early.
-		 */
-		job->err = kgo_ctx_sleep_blocking(ctx, t->args[0] * NSEC_PER_USEC);
-		job->c.result = ktime_get_ns() - t0;
-		break;
-	}
-	case KGO_TASK_PINGPONG:
-		job->err = kgo_task_pair_run(job, kgo_pong, kgo_ping);
-		break;
-	case KGO_TASK_SELECT:
-		job->err = kgo_task_pair_run(job, kgo_producer, kgo_select_consumer);
-		break;
-	case KGO_TASK_PINGPONG_HOG:
-		job->err = kgo_task_pair_run(job, kgo_hog_pong, kgo_hog_ping);
-		break;
-	default:
-		job->err = -EINVAL;	/* kgo_task_validate() let it through */
-		WARN_ON_ONCE(1);
-	}
+	kgo_task_def(&job->desc)->run(job);
 }

@@ -23,9 +23,9 @@ enum kgo_job_state {
 /*
  * A submitted task: the kernel side of one struct kgo_task. Two
  * references: its goroutine's, and the completion's (dropped once the
- * completion is read, or when the session closes). Field rules:
- *   I: set at submit      A: atomic      S: under session->lock
- *   G: only its goroutine, until it completes the job
+ * completion is read, or when the session closes). Field rules
+ * (locking.h): I (at submit), A, S, O (its goroutine, until it completes
+ * the job).
  */
 struct kgo_job {
 	struct list_head node;		/* S: on session->pending, then ->done */
@@ -37,8 +37,8 @@ struct kgo_job {
 	u32 len;			/* I: its length, counted in session bytes */
 	bool timed;			/* I: its completion carries times */
 	atomic64_t nodes;		/* A: SPAWN nodes run */
-	int err;			/* G */
-	struct kgo_completion c;	/* G, then S once completed */
+	int err;			/* O */
+	struct kgo_completion c;	/* O, then S once completed */
 	struct kgo_ctx ctx;		/* its own; child of the session's */
 	/* A ring's job (ring.c) posts to its CQ and goes back to its pool. */
 	struct kgo_ring *ring;		/* set once, at ring setup; or NULL */
@@ -46,6 +46,8 @@ struct kgo_job {
 };
 
 int kgo_task_validate(const struct kgo_task *t);
+int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll);
+u32 kgo_task_buf_len(const struct kgo_task *t);
 u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max);
 u32 kgo_task_checksum(const void *buf, size_t len);
 void kgo_job_run(struct kgo_job *job);

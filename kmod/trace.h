@@ -28,30 +28,15 @@
 #include "g.h"
 
 /* Userspace decoders (perf, trace-cmd) see the numbers, not the names. */
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_NONE);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_PARK);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_CHAN_SEND);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_CHAN_RECV);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SELECT);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SLEEP);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_WAITGROUP);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_MUTEX);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SOCK_READ);
-TRACE_DEFINE_ENUM(KGO_WAIT_REASON_SOCK_WRITE);
+#define KGO_TRACE_WAIT_ENUM(name, word)	TRACE_DEFINE_ENUM(KGO_WAIT_REASON_##name);
+KGO_WAIT_REASONS(KGO_TRACE_WAIT_ENUM, KGO_TRACE_WAIT_ENUM)
+#undef KGO_TRACE_WAIT_ENUM
 
-/* The same words as kgo_waitreason_str() (g.c), for the same values. */
+/* The same words as kgo_waitreason_str() (g.c): both come from g.h's list. */
+#define KGO_TRACE_WAIT_SYM(name, word)	{ KGO_WAIT_REASON_##name, word },
+#define KGO_TRACE_WAIT_SYMe(name, word)	{ KGO_WAIT_REASON_##name, word }
 #define kgo_show_waitreason(r)						\
-	__print_symbolic(r,						\
-			 { KGO_WAIT_REASON_NONE,	"" },		\
-			 { KGO_WAIT_REASON_PARK,	"park" },	\
-			 { KGO_WAIT_REASON_CHAN_SEND,	"chan send" },	\
-			 { KGO_WAIT_REASON_CHAN_RECV,	"chan receive" }, \
-			 { KGO_WAIT_REASON_SELECT,	"select" },	\
-			 { KGO_WAIT_REASON_SLEEP,	"sleep" },	\
-			 { KGO_WAIT_REASON_WAITGROUP,	"waitgroup" },	\
-			 { KGO_WAIT_REASON_MUTEX,	"mutex" },	\
-			 { KGO_WAIT_REASON_SOCK_READ,	"sock read" },	\
-			 { KGO_WAIT_REASON_SOCK_WRITE,	"sock write" })
+	__print_symbolic(r, KGO_WAIT_REASONS(KGO_TRACE_WAIT_SYM, KGO_TRACE_WAIT_SYMe))
 
 /* A goroutine and the P where something happened to it. */
 DECLARE_EVENT_CLASS(kgo_g_class,

@@ -9,7 +9,7 @@
 
 /*
  * One user (real uid of an opener) with /dev/kgo fds open: see user.c.
- * Field rules: I = set at creation; A = atomic; kgo_users_lock for node.
+ * Field rules (locking.h): I, A; node under kgo_users_lock.
  */
 struct kgo_user {
 	kuid_t uid;			/* I */

@@ -16,6 +16,7 @@
 
 #include <kgo.h>
 #include "compat.h"
+#include "api.h"
 #include "check.h"
 #include "g.h"
 #include "m.h"

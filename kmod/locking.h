@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _KGO_LOCKING_H
+#define _KGO_LOCKING_H
+
+/*
+ * The one legend of kgo's field rules, after kernel/workqueue.c's: every
+ * struct's fields carry one of these tags, and each tag means the same
+ * rule in every file.
+ *
+ *   I: set at init or creation, read-only while the object lives
+ *   A: atomic, or written with WRITE_ONCE() and read racily where the
+ *      field's comment says so ("racy")
+ *   O: only the owner: a G's, as g.h's state rules say; a P's, the M
+ *      holding it; an M's, its own kthread; a job's, its goroutine until
+ *      it completes the job
+ *   L: under kgo_sched.lock (sched.h), irq-safe
+ *   P: under p->stack_lock (proc.h)
+ *   X: an M's relieved flag: set under L by the M that takes its P
+ *      (kgo_hog_takeover()), cleared by the M under affinity_lock and L
+ *   S: under session->lock (session.h)
+ *   R: under ring->submit_lock (ring.h)
+ *   W: under ring->wait_lock (ring.h)
+ *   U: in a ring's shared pages, written by userspace
+ *   K: in a ring's shared pages, written by the kernel only
+ *   C: under chan->lock (chan.c), irq-safe
+ *   F: under feed->lock (feed.h), a leaf
+ *
+ * The order in which the locks nest is sched.c's essay's ("Lock order").
+ * A field without a tag, or under a lock of its own, says so beside it.
+ */
+
+#endif /* _KGO_LOCKING_H */
