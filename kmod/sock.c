@@ -402,15 +402,18 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
  * every call never parks: an accept loop with connections queued, a
  * receive loop on a busy connection. Marked by the monitor, it yields
  * here, rather than keeping its P until the monitor takes the P away
- * and another M must run the rest (hog.c).
+ * and another M must run the rest (hog.c). The reference comes first:
+ * while the caller is switched out, another goroutine may close the
+ * socket, and the call must find it still there (sock_test's
+ * kgo_sock_enter_close_test).
  */
 static int kgo_sock_enter(struct kgo_sock *ks, const char *fn)
 {
 	if (!kgo_may_block(fn))
 		return -EPERM;
 	might_sleep();
-	kgo_preempt_check();
 	refcount_inc(&ks->refs);
+	kgo_preempt_check();
 	return 0;
 }
 

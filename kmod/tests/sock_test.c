@@ -580,6 +580,55 @@ static void kgo_sock_preempt_test(struct kunit *test)
 	kgo_sock_close(x.ks);
 }
 
+struct sock_enter_race {
+	struct kgo_sock *ks;
+	bool closed;		/* by the other goroutine, during the call */
+	bool closed_first;	/* before the call went on */
+	ssize_t ret;
+};
+
+static void sock_enter_closer(void *arg)
+{
+	struct sock_enter_race *x = arg;
+
+	kgo_sock_close(x->ks);
+	WRITE_ONCE(x->closed, true);
+}
+
+static void sock_enter_caller(void *arg)
+{
+	struct sock_enter_race *x = arg;
+	char b;
+
+	if (kgo_go(sock_enter_closer, x, GFP_KERNEL) < 0)
+		return;
+	/* As the monitor marks a G: the call's preemption point yields. */
+	WRITE_ONCE(kgo_self()->preempt, true);
+	x->ret = kgo_sock_recv(x->ks, &b, 1, KGO_NOWAIT);
+	x->closed_first = READ_ONCE(x->closed);
+}
+
+/*
+ * A call that yields at its preemption point while another goroutine
+ * closes the socket: the call's reference, taken before it can switch
+ * out, keeps the socket until the call returns -ESHUTDOWN. Taken after
+ * (as it was), the close freed the socket under the call: KASAN's
+ * use-after-free and refcount_t's "addition on 0".
+ */
+static void kgo_sock_enter_close_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct sock_enter_race x = { .ks = sock_pair(test, &peer) };
+
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g_1p(sock_enter_caller, &x, SLOW_MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(SLOW_MS), 0);
+	sock_release(peer);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(x.closed));
+	if (!x.closed_first)
+		kunit_skip(test, "the closer ran after the call: no race to judge");
+	KUNIT_EXPECT_EQ(test, x.ret, (ssize_t)-ESHUTDOWN);
+}
+
 /*
  * The receive that does not try (kgo_sock_rd_surely_empty()): only on a
  * plain TCP connection with nothing queued. Queued data, the peer's end
@@ -642,6 +691,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_refused_test),
 	KUNIT_CASE(kgo_sock_pingpong_test),
 	KUNIT_CASE(kgo_sock_preempt_test),
+	KUNIT_CASE(kgo_sock_enter_close_test),
 	KUNIT_CASE(kgo_sock_surely_empty_test),
 	{}
 };
