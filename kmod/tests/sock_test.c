@@ -16,6 +16,7 @@
 #include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -630,6 +631,32 @@ static void kgo_sock_enter_close_test(struct kunit *test)
 }
 
 /*
+ * An attached socket holds kgo, so that rmmod kgo cannot free the
+ * callbacks of a socket a client leaked; the close lets go.
+ */
+static void kgo_sock_module_ref_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks;
+	struct module *kgo = NULL;
+	struct module_use *use;
+	int before;
+
+	/* The modules this one uses: kgo, stable while this one is loaded. */
+	list_for_each_entry(use, &THIS_MODULE->target_list, target_list)
+		if (!strcmp(use->target->name, "kgo"))
+			kgo = use->target;
+	if (!kgo)
+		kunit_skip(test, "kgo is built in");
+	before = module_refcount(kgo);
+	ks = sock_pair(test, &peer);
+	KUNIT_EXPECT_EQ(test, module_refcount(kgo), before + 1);
+	kgo_sock_close(ks);
+	KUNIT_EXPECT_EQ(test, module_refcount(kgo), before);
+	sock_release(peer);
+}
+
+/*
  * The receive that does not try (kgo_sock_rd_surely_empty()): only on a
  * plain TCP connection with nothing queued. Queued data, the peer's end
  * of input, or a proto that is not TCP's own (kTLS and sockmap put
@@ -692,6 +719,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_pingpong_test),
 	KUNIT_CASE(kgo_sock_preempt_test),
 	KUNIT_CASE(kgo_sock_enter_close_test),
+	KUNIT_CASE(kgo_sock_module_ref_test),
 	KUNIT_CASE(kgo_sock_surely_empty_test),
 	{}
 };
