@@ -280,4 +280,61 @@ TEST_F(access, user_goroutine_cap)
 	close(fd);
 }
 
+/*
+ * STATS: a caller without CAP_SYS_ADMIN sees its own figures only
+ * (KGO_STATS_OWN): not root's sleeping goroutine, no per-P records, no
+ * latencies; root sees the scheduler's. In the child: 0 if the view was
+ * its own, else which check failed.
+ */
+static int stats_as_nobody(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct kgo_proc_stats ps[4];
+		struct kgo_stats st = {
+			.size = sizeof(st), .procs = (uintptr_t)ps, .procs_max = 4,
+			.proc_size = sizeof(ps[0]),
+		};
+		int fd, i;
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		fd = open(KGO_DEVICE_PATH, O_RDWR);
+		if (fd < 0)
+			_exit(101);
+		if (ioctl(fd, KGO_IOC_STATS, &st))
+			_exit(102);
+		if (st.flags != KGO_STATS_OWN)
+			_exit(1);
+		if (st.goroutines || st.nr_procs || st.nr_ms || st.created_outside)
+			_exit(2);
+		for (i = 0; i < KGO_LATENCY_BUCKETS; i++)
+			if (st.latency[i])
+				_exit(3);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(access, stats_own_view)
+{
+	struct kgo_task t = { .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } };
+	struct kgo_stats st = { .size = sizeof(st) };
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	ASSERT_EQ(1, submit(fd, &t, 1));	/* root's goroutine, asleep */
+	ASSERT_EQ(0, ioctl(fd, KGO_IOC_STATS, &st));
+	EXPECT_EQ(0, st.flags);
+	EXPECT_LT(0, st.nr_procs);
+	EXPECT_LE(1, st.goroutines);
+	EXPECT_EQ(0, stats_as_nobody());
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
