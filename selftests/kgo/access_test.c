@@ -337,4 +337,78 @@ TEST_F(access, stats_own_view)
 	close(fd);
 }
 
+/*
+ * The per-user caps charge a user namespace's maker, not the kuids in
+ * it: nobody makes a namespace where ids 0 and 1 are two kuids of a
+ * subordinate range (root writes the map, as newuidmap would), and as
+ * 0 then 1 submits sleeps: with max_user_inflight 2, the third is
+ * refused whichever id submits it. In the child: 0 if it was refused
+ * with EAGAIN, 1 if it was accepted, 101 without user namespaces,
+ * above 101 if the set-up failed.
+ */
+static int inflight_as_two_ids_in_userns(void)
+{
+	struct kgo_task t[2] = {
+		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
+		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
+	};
+	int go[2], ready[2], status;
+	char path[64], c = 0;
+	pid_t pid;
+
+	if (pipe(go) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int a, b;
+
+		close(go[1]);
+		close(ready[0]);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(105);
+		if (unshare(CLONE_NEWUSER))
+			_exit(101);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(102);
+		if (setresuid(0, 0, 0))
+			_exit(103);
+		a = open(KGO_DEVICE_PATH, O_RDWR);
+		if (a < 0 || submit(a, t, 2) != 2)
+			_exit(104);
+		if (setresuid(1, 1, 1))
+			_exit(106);
+		b = open(KGO_DEVICE_PATH, O_RDWR);
+		if (b < 0)
+			_exit(107);
+		if (submit(b, t, 1) == 1)
+			_exit(1);
+		_exit(errno == EAGAIN ? 0 : 108);
+	}
+	close(go[0]);
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		write_str(path, "0 200000 2");
+		if (write(go[1], &c, 1) != 1)
+			c = 1;
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(access, user_caps_charge_the_namespace_owner)
+{
+	int r;
+
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	ASSERT_EQ(0, write_param("max_user_inflight", 2));
+	r = inflight_as_two_ids_in_userns();
+	if (r == 101)
+		SKIP(return, "no user namespaces (CONFIG_USER_NS)");
+	EXPECT_EQ(0, r);
+}
+
 TEST_HARNESS_MAIN
