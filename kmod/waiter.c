@@ -128,6 +128,7 @@ static bool kgo_waiter_repark(struct kgo_g *g, void *arg)
 {
 	struct kgo_waiter *w = arg;
 
+	/* The status set by the park, before the claim is read: see above. */
 	smp_mb();
 	return atomic_read(&w->state) == KGO_WAIT_WAITING;
 }
