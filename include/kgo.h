@@ -422,9 +422,10 @@ int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent);
  *	 a plain cancel, -ETIMEDOUT for a deadline); anything else WARNs
  *	 and becomes -ECANCELED
  *
- * Wakes everyone in kgo_ctx_sleep() on it. Context: any, hardirq
- * included. Return: true if this call cancelled it, false if it already
- * was.
+ * Wakes everyone in kgo_ctx_sleep() on it. Never sleeps, nor yields the
+ * CPU, however many sleepers it wakes. Context: any, hardirq and the
+ * caller's own spinlocks included. Return: true if this call cancelled
+ * it, false if it already was.
  */
 bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err);
 

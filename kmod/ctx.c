@@ -30,6 +30,10 @@
  *
  * A cancel takes the sleepers off in batches (KGO_CTX_CANCEL_BATCH),
  * dropping the lock in between: once err is set nobody joins the list.
+ * kgo_ctx_cancel() never sleeps, not even between batches: its caller
+ * may hold a spinlock, which a kernel without CONFIG_PREEMPT_COUNT
+ * cannot see. Only kgo_ctx_cancel_sleepable(), for a caller that holds
+ * none, yields the CPU between batches.
  *
  * ctx->err is written once, under ctx->lock, and read locklessly; the
  * lock orders it against a sleeper's check, and READ_ONCE()/WRITE_ONCE()
@@ -87,7 +91,14 @@ EXPORT_SYMBOL_GPL(kgo_ctx_err);
  */
 #define KGO_CTX_CANCEL_BATCH	64
 
-bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
+/*
+ * @may_sleep: the caller holds no lock and may be rescheduled between
+ * batches. Only a caller that knows it says so: without
+ * CONFIG_PREEMPT_COUNT nothing can tell a spinlock's holder (session.c
+ * cancels a job under session->lock), and kgo_in_atomic() would let
+ * cond_resched() switch it out with the lock held.
+ */
+bool __kgo_ctx_cancel(struct kgo_ctx *ctx, int err, bool may_sleep)
 {
 	struct kgo_wait_node *n;
 	unsigned long flags;
@@ -127,12 +138,29 @@ bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
 		}
 		if (i < KGO_CTX_CANCEL_BATCH)
 			return true;
-		if (!kgo_in_atomic())
+		if (may_sleep)
 			cond_resched();
 		spin_lock_irqsave(&ctx->lock, flags);
 	}
 }
+
+/* Never sleeps: callable under the caller's spinlock, and in hardirq. */
+bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
+{
+	return __kgo_ctx_cancel(ctx, err, false);
+}
 EXPORT_SYMBOL_GPL(kgo_ctx_cancel);
+
+/*
+ * kgo_ctx_cancel() by a caller that holds no lock and may sleep, with
+ * many sleepers to wake (a session's close): rescheduled between
+ * batches.
+ */
+bool kgo_ctx_cancel_sleepable(struct kgo_ctx *ctx, int err)
+{
+	might_sleep();
+	return __kgo_ctx_cancel(ctx, err, true);
+}
 
 /* A sleeper's hold on its chain. */
 struct kgo_ctx_chain {

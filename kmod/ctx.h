@@ -7,6 +7,8 @@
 struct kgo_ctx;
 
 int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park);
+bool __kgo_ctx_cancel(struct kgo_ctx *ctx, int err, bool may_sleep);
+bool kgo_ctx_cancel_sleepable(struct kgo_ctx *ctx, int err);
 
 /*
  * kgo_ctx_sleep() with the thread asleep in the kernel, as if the

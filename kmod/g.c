@@ -407,3 +407,46 @@ bool kgo_g_readied(struct kgo_g *g)
 	kgo_g_stamp_runnable(g);
 	return true;
 }
+
+/*
+ * Names, in the kernel log, the goroutines that hold an unload (up to
+ * KGO_G_REPORT_MAX of them): their function and what they wait for.
+ * Copied under allg_lock, printed after it.
+ */
+#define KGO_G_REPORT_MAX	8
+
+void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs)
+{
+	struct {
+		u64 goid;
+		kgo_func_t fn;
+		int status;
+		u8 why;
+	} seen[KGO_G_REPORT_MAX];
+	unsigned int n = 0, i;
+	unsigned long flags;
+	struct kgo_g *g;
+
+	spin_lock_irqsave(&sched->allg_lock, flags);
+	list_for_each_entry(g, &sched->allg, allg_node) {
+		int st = atomic_read(&g->status);
+
+		if (st == KGO_G_IDLE || st == KGO_G_DEAD)
+			continue;
+		seen[n].goid = READ_ONCE(g->goid);
+		seen[n].fn = READ_ONCE(g->fn);
+		seen[n].status = st;
+		seen[n].why = READ_ONCE(g->waitreason);
+		if (++n == KGO_G_REPORT_MAX)
+			break;
+	}
+	spin_unlock_irqrestore(&sched->allg_lock, flags);
+
+	pr_warn("unload waits %us for %lld goroutines to exit:\n", secs, alive);
+	for (i = 0; i < n; i++)
+		pr_warn("  G%llu %ps: %s%s%s\n", seen[i].goid, seen[i].fn,
+			seen[i].status == KGO_G_WAITING ? "waiting" :
+			seen[i].status == KGO_G_RUNNING ? "running" : "runnable",
+			seen[i].status == KGO_G_WAITING ? ", " : "",
+			seen[i].status == KGO_G_WAITING ? kgo_waitreason_str(seen[i].why) : "");
+}

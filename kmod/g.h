@@ -19,6 +19,7 @@
 struct kgo_feed;
 struct kgo_m;
 struct kgo_p;
+struct kgo_sched;
 
 /*
  * G states, as ownership rules. "Owner" is who may touch the G's
@@ -247,6 +248,7 @@ void kgo_gcache_drain(struct kgo_gcache *c);
 struct kgo_g *kgo_g_alloc(gfp_t gfp);
 void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
 void kgo_g_drain_free(struct kgo_p *p);
+void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs);
 unsigned long kgo_gfree_shrink(unsigned long nr);
 
 #endif /* _KGO_G_H */

@@ -8,6 +8,7 @@
  * version's size; kgo_ioctl() does the convention once for them all.
  */
 
+#include <linux/capability.h>
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -206,6 +207,18 @@ static long kgo_ioctl_stats(struct kgo_ioctl_call *c)
 	if (st->procs_max && st->proc_size < KGO_PROC_STATS_SIZE_VER0)
 		return -EINVAL;
 
+	/*
+	 * Everyone's figures, and sched.lock taken for them, are for an
+	 * administrator: another user's goroutines, SQPOLL time and
+	 * latencies are not the caller's to see, and many callers looping
+	 * on STATS would contend the scheduler's hottest lock. Others see
+	 * their own figures. No audit record: being refused the global
+	 * view is no denial.
+	 */
+	if (c->s && !has_capability_noaudit(current, CAP_SYS_ADMIN)) {
+		kgo_stats_own(c->s->user, st);
+		return kgo_ioctl_respond(c);
+	}
 	kgo_stats_global(st);
 	/* The ring layer's part of the record: the SQPOLL threads' time. */
 	kgo_sqpoll_stats(&st->sqpoll_ns, &st->sqpoll_tasks);

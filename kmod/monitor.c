@@ -141,6 +141,7 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	u32 tick = READ_ONCE(p->schedtick);
 	struct kgo_m *m;
 	struct kgo_g *g;
+	u64 goid;
 
 	if (p->mon_schedtick != tick) {
 		p->mon_schedtick = tick;
@@ -158,20 +159,37 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	/*
 	 * Racy, as in Go's preemptone(): the G may have just switched out,
 	 * and then another one gets a spurious early yield. Ms are freed
-	 * only by this thread and Gs only at unload, so the reads are safe.
+	 * only by this thread, but a G that exits may go back to its slab
+	 * (g.c), a SLAB_TYPESAFE_BY_RCU cache: only inside an RCU read-side
+	 * section is the struct read here still a G, the one that exited or
+	 * a new goroutine reusing it, never a freed page. The G is known by
+	 * its goid, read while it is still the M's curg: a struct reused
+	 * for another goroutine is another G, with a slice of its own.
 	 */
+	rcu_read_lock();
 	m = READ_ONCE(p->m);
 	g = m ? READ_ONCE(m->curg) : NULL;
-	if (!g)
+	goid = g ? READ_ONCE(g->goid) : 0;
+	smp_rmb();	/* the goid read above, before curg is read again */
+	if (!g || READ_ONCE(m->curg) != g) {
+		rcu_read_unlock();
 		return false;
-	if (!READ_ONCE(g->preempt) || g != p->mon_markg) {
+	}
+	if (!READ_ONCE(g->preempt) || goid != p->mon_markgoid) {
+		/*
+		 * Should g have exited since the check, the mark lands on a
+		 * dead G (cleared at reuse) or on the goroutine that reuses
+		 * it: a spurious yield at worst, never a freed page.
+		 */
 		WRITE_ONCE(g->preempt, true);
-		p->mon_markg = g;
+		rcu_read_unlock();
+		p->mon_markgoid = goid;
 		p->mon_markwhen = now;
 		p->mon_markrun = kgo_m_cputime(m);
 		kgo_hog_prepare(p->sched, p);
 		return true;
 	}
+	rcu_read_unlock();
 	/*
 	 * This G, marked a whole slice ago, and no kgo call since: a hog.
 	 * Counted from its own mark, not from the slice's start: a G taken

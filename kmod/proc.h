@@ -138,8 +138,8 @@ struct kgo_p {
 	/* The monitor's view of this P (Go's sysmon pdesc); monitor only. */
 	u32 mon_schedtick;
 	u64 mon_schedwhen;
-	/* The G it last marked to yield, and when: compared, never followed. */
-	const struct kgo_g *mon_markg;
+	/* The G it last marked to yield (its goid), and when. */
+	u64 mon_markgoid;
 	u64 mon_markwhen;
 	u64 mon_markrun;		/* its M's CPU time then */
 	u32 mon_wakeseq;

@@ -847,15 +847,23 @@ int kgo_sched_init(void)
  * but a task's last goroutine may be between dropping the last session
  * reference, and with it the module's, and its exit: queued, even, after
  * a preemption. Stopping the Ms first would abandon it. One leaked by a
- * kernel user (parked forever) would hold unload forever: after 10 s,
- * kgo_sched_exit() warns about it instead.
+ * kernel user (parked forever) holds unload forever: freeing the Ps and
+ * stacks under it would be a use after free. The log names the holders
+ * after 10 s, then at doubling intervals (so that a hung unload does not
+ * fill the log, nor keep a watchdog on the console from seeing it).
  */
 void kgo_sched_drain(void)
 {
-	unsigned long end = jiffies + 10 * HZ;
+	unsigned long start = jiffies, next = start + 10 * HZ;
+	s64 alive;
 
-	while (kgo_galive(&kgo_sched) && time_before(jiffies, end))
-		msleep(1);
+	while ((alive = kgo_galive(&kgo_sched)) > 0) {
+		if (time_after_eq(jiffies, next)) {
+			kgo_g_report_alive(&kgo_sched, alive, (jiffies - start) / HZ);
+			next = jiffies + (jiffies - start);
+		}
+		msleep(time_before(jiffies, start + HZ) ? 1 : 20);
+	}
 }
 
 /*

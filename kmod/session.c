@@ -31,6 +31,7 @@
 #include <kunit/visibility.h>
 
 #include <kgo.h>
+#include "ctx.h"
 #include "floor.h"
 #include "g.h"
 #include "ring.h"
@@ -764,7 +765,7 @@ void kgo_session_close(struct kgo_session *s)
 	list_splice_init(&s->done, &drop);
 	s->ndone = 0;
 	spin_unlock(&s->lock);
-	kgo_ctx_cancel(&s->ctx, -ECANCELED);
+	kgo_ctx_cancel_sleepable(&s->ctx, -ECANCELED);	/* no lock held */
 
 	/* Off every list but ours: nobody else can reach them. */
 	list_for_each_entry_safe(job, tmp, &drop, node) {

@@ -67,6 +67,7 @@
 #include <linux/err.h>
 #include <linux/fcntl.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
@@ -256,6 +257,24 @@ static bool kgo_sock_is_ours(struct sock *sk)
 	return sk->sk_data_ready == kgo_sock_data_ready;
 }
 
+/*
+ * Puts the listener's callbacks back on @sk, a connection accepted from
+ * it that will not be attached: released with kgo's on, it could call
+ * into kgo after unload (a lingering TCP socket still takes ICMP errors,
+ * which a remote peer can send).
+ */
+static void kgo_sock_unclone(struct sock *sk, struct kgo_sock *parent)
+{
+	write_lock_bh(&sk->sk_callback_lock);
+	if (kgo_sock_is_ours(sk) && !sk->sk_user_data) {
+		sk->sk_data_ready = parent->saved_data_ready;
+		sk->sk_write_space = parent->saved_write_space;
+		sk->sk_state_change = parent->saved_state_change;
+		sk->sk_error_report = parent->saved_error_report;
+	}
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
 static struct kgo_sock *__kgo_sock_attach(struct socket *sock, gfp_t gfp,
 					  struct kgo_sock *parent)
 {
@@ -263,8 +282,11 @@ static struct kgo_sock *__kgo_sock_attach(struct socket *sock, gfp_t gfp,
 	struct kgo_sock *ks;
 
 	ks = kzalloc(sizeof(*ks), gfp);
-	if (!ks)
+	if (!ks) {
+		if (parent)
+			kgo_sock_unclone(sk, parent);
 		return ERR_PTR(-ENOMEM);
+	}
 	ks->sock = sock;
 	refcount_set(&ks->refs, 1);
 	spin_lock_init(&ks->lock);
@@ -294,6 +316,11 @@ static struct kgo_sock *__kgo_sock_attach(struct socket *sock, gfp_t gfp,
 	sk->sk_state_change = kgo_sock_state_change;
 	sk->sk_error_report = kgo_sock_error_report;
 	write_unlock_bh(&sk->sk_callback_lock);
+	/*
+	 * Each attached socket holds kgo: a client that leaks one keeps
+	 * rmmod kgo from freeing the callbacks it still runs.
+	 */
+	__module_get(THIS_MODULE);
 	return ks;
 }
 
@@ -326,6 +353,13 @@ static void kgo_sock_put(struct kgo_sock *ks)
 	WARN_ON_ONCE(!list_empty(&ks->rd.waiters) || !list_empty(&ks->wr.waiters));
 	sock_release(ks->sock);
 	kfree(ks);
+	/*
+	 * A callback that read our pointer before the restore may still be
+	 * running: from a socket's backlog, which sock_release() waited out
+	 * when it locked the socket, or in softirq, which the unload waits
+	 * out (free_module()'s synchronize_rcu()).
+	 */
+	module_put(THIS_MODULE);
 }
 
 void kgo_sock_shutdown(struct kgo_sock *ks)
@@ -403,15 +437,18 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
  * every call never parks: an accept loop with connections queued, a
  * receive loop on a busy connection. Marked by the monitor, it yields
  * here, rather than keeping its P until the monitor takes the P away
- * and another M must run the rest (hog.c).
+ * and another M must run the rest (hog.c). The reference comes first:
+ * while the caller is switched out, another goroutine may close the
+ * socket, and the call must find it still there (sock_test's
+ * kgo_sock_enter_close_test).
  */
 static int kgo_sock_enter(struct kgo_sock *ks, const char *fn)
 {
 	if (!kgo_may_block(fn))
 		return -EPERM;
 	might_sleep();
-	kgo_preempt_check();
 	refcount_inc(&ks->refs);
+	kgo_preempt_check();
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "runq.h"
 #include "sched.h"
 #include "stats.h"
+#include "user.h"
 
 void kgo_stats_global(struct kgo_stats *st)
 {
@@ -34,6 +35,19 @@ void kgo_stats_global(struct kgo_stats *st)
 	for (i = 0; i < sched->nprocs; i++)
 		for (b = 0; b < KGO_LATENCY_BUCKETS; b++)
 			st->latency[b] += READ_ONCE(sched->allp[i]->stats.latency[b]);
+}
+
+/*
+ * What an unprivileged caller sees: the goroutines its user's sessions
+ * caused, now, and nothing of the scheduler's or of other users'. No
+ * per-P records (@nr_procs 0), and KGO_STATS_OWN says which view this is.
+ */
+void kgo_stats_own(struct kgo_user *u, struct kgo_stats *st)
+{
+	memset((char *)st + offsetof(struct kgo_stats, nr_procs), 0,
+	       sizeof(*st) - offsetof(struct kgo_stats, nr_procs));
+	st->flags = KGO_STATS_OWN;
+	st->goroutines = max(atomic_read(&u->goroutines), 0);
 }
 
 /* P @id's record; false, and nothing written, if it is OFFLINE. */

@@ -18,7 +18,8 @@
  *
  * Per-user caps. One fd's caps (max_inflight, max_bytes in session.c)
  * bound one fd; a user with many fds, or many processes, is bounded by
- * these, per real uid of the opener, summed over every fd it opened:
+ * these, per user, summed over every fd it opened: the opener's uid, or
+ * the owner of the outermost user namespace it is in (kgo_user_charged()):
  *
  *   max_user_inflight    tasks accepted and not yet read;
  *   max_user_goroutines  goroutines its sessions cause at once: each
@@ -48,6 +49,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 #include <kunit/visibility.h>
 
 #include "user.h"
@@ -114,6 +116,25 @@ static bool kgo_user_allowed(void)
 	}
 }
 
+/*
+ * Whom the caller's session is charged to: the caller's uid, or, inside
+ * a user namespace, the owner of the outermost one under the initial
+ * namespace, the user who made it. A user with a subordinate uid range
+ * (or just a namespace of its own) can setuid() to many kuids in there,
+ * and each would have fresh caps; so all of them count as the one user
+ * outside, as RLIMIT_NPROC's ucounts charge up the chain.
+ */
+static kuid_t kgo_user_charged(void)
+{
+	const struct user_namespace *ns = current_user_ns();
+
+	if (ns == &init_user_ns)
+		return current_uid();
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	return ns->owner;
+}
+
 /**
  * kgo_user_get() - the caller's user, for a new session
  *
@@ -122,7 +143,7 @@ static bool kgo_user_allowed(void)
  */
 struct kgo_user *kgo_user_get(void)
 {
-	kuid_t uid = current_uid();
+	kuid_t uid = kgo_user_charged();
 	struct kgo_user *u, *fresh;
 
 	if (!kgo_user_allowed())

@@ -115,6 +115,25 @@ static void kgo_nothing(void *arg)
 {
 }
 
+/*
+ * The park again of a goroutine readied with its waiter unclaimed: its
+ * locks went at the first park and its timer runs. A claim made since
+ * it woke has its kgo_ready() to come, or made already while the
+ * goroutine ran, which refused it: so the goroutine goes on rather than
+ * park if its waiter is claimed now. Readied meanwhile by the claimer,
+ * it goes on all the same (kgo_park()). The full barrier orders the
+ * status the park set before the read of the claim, against the
+ * claimer's claim before its kgo_ready() reads the status.
+ */
+static bool kgo_waiter_repark(struct kgo_g *g, void *arg)
+{
+	struct kgo_waiter *w = arg;
+
+	/* The status set by the park, before the claim is read: see above. */
+	smp_mb();
+	return atomic_read(&w->state) == KGO_WAIT_WAITING;
+}
+
 /**
  * kgo_waiter_block() - release the caller's locks and wait to be claimed
  * @w: the caller's waiter, already on the queues it waits on
@@ -132,6 +151,19 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 
 	if (w->g) {
 		kgo_park_m(w->m, kgo_waiter_unlockf, &park, w->reason);
+		/*
+		 * Readied with nobody's claim: a kgo_ready() meant for an
+		 * earlier park, or no park at all. The caller would take a
+		 * wake-up that is not there (kgo_select() the case before its
+		 * first) and leave its nodes on their queues. Go has the same
+		 * contract and trusts it; kgo's header promises more: warn and
+		 * wait on for the rightful claim (misuse.c's late ready).
+		 */
+		while (unlikely(atomic_read(&w->state) == KGO_WAIT_WAITING)) {
+			WARN_ONCE(1, "kgo: goroutine %llu readied while it waits for %s, by a kgo_ready() not its own\n",
+				  w->g->goid, kgo_waitreason_str(w->reason));
+			kgo_park_m(kgo_g_m(), kgo_waiter_repark, w, w->reason);
+		}
 		return atomic_read(&w->state);
 	}
 

@@ -261,6 +261,98 @@ out:
 		kgo_chan_destroy(w.c);	/* else leaked: a waiter may use it */
 }
 
+/* A goroutine waiting in a select on two channels, or on a WaitGroup. */
+struct late {
+	struct kgo_chan *c[2];
+	struct kgo_waitgroup wg;
+	bool select;
+	struct kgo_g *g;
+	int ret;
+	u64 v;
+	atomic_t state;		/* 1 about to wait, 3 returned */
+};
+
+static void late_fn(void *arg)
+{
+	struct late *x = arg;
+
+	x->g = kgo_self();
+	atomic_set_release(&x->state, 1);
+	if (x->select) {
+		/* The first case a bad index would land before: cases[-1]. */
+		struct kgo_select_case cs[2] = {
+			{ .chan = x->c[0], .dir = KGO_SELECT_RECV, .elem = &x->v },
+			{ .chan = x->c[1], .dir = KGO_SELECT_RECV, .elem = &x->v },
+		};
+
+		x->ret = kgo_select(cs, 2, KGO_FOREVER);
+	} else {
+		x->ret = kgo_wg_wait(&x->wg);
+	}
+	atomic_set_release(&x->state, 3);
+}
+
+static bool late_parked(struct late *x)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (atomic_read(&x->g->status) == KGO_G_WAITING)
+			return true;
+		usleep_range(1000, 2000);
+	}
+	return false;
+}
+
+/*
+ * A kgo_ready() that is not the waiter's own, on a goroutine parked in a
+ * select or a WaitGroup wait: warned and ignored, the goroutine parks
+ * again and returns only for its rightful wake-up. It returned at once,
+ * with the select's case "-1" written before its cases and the waiter's
+ * node left on the WaitGroup's list.
+ */
+static void case_late_ready(bool select)
+{
+	const char *name = select ? "a late kgo_ready() on a goroutine in kgo_select() is ignored" :
+				    "a late kgo_ready() on a goroutine in kgo_wg_wait() is ignored";
+	static struct late xs[2];
+	struct late *x = &xs[select];
+	u64 one = 1;
+	bool ok = false;
+	int i;
+
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 1);
+	for (i = 0; i < 2; i++) {
+		x->c[i] = kgo_chan_create(sizeof(u64), 0, GFP_KERNEL);
+		if (IS_ERR(x->c[i])) {
+			x->c[i] = NULL;
+			goto out;
+		}
+	}
+	x->select = select;
+	if (kgo_go(late_fn, x, GFP_KERNEL) < 0 || !wait_state(&x->state, 1) ||
+	    !late_parked(x))
+		goto out;
+	ok = kgo_ready(x->g) == 0;	/* it was parked: taken */
+	msleep(100);
+	/* Parked again, not returned. */
+	ok &= atomic_read(&x->state) == 1 && atomic_read(&x->g->status) == KGO_G_WAITING;
+	if (select)
+		ok &= kgo_chan_send(x->c[1], &one, KGO_FOREVER) == 0;
+	else
+		kgo_wg_done(&x->wg);
+	ok &= wait_state(&x->state, 3);
+	ok &= select ? x->ret == 1 && x->v == 1 : x->ret == 0;
+out:
+	tap(ok, name, NULL);
+	if (atomic_read(&x->state) == 1)
+		return;		/* leaked: the goroutine may still use them */
+	for (i = 0; i < 2; i++)
+		if (x->c[i])
+			kgo_chan_destroy(x->c[i]);
+}
+
 /* A cancel cause that is not an errno: cancelled anyway, as -ECANCELED. */
 static void case_ctx_cause(void)
 {
@@ -280,6 +372,8 @@ static int __init kgo_misuse_init(void)
 	case_stale_ready();
 	case_destroy_busy();
 	case_ctx_cause();
+	case_late_ready(true);
+	case_late_ready(false);
 	/* TAP wants the plan first: put it there now that it is known. */
 	tap_blob.size = scnprintf(tap_buf, sizeof(tap_buf), "1..%u\n%.*s", ncase,
 				  (int)seq_buf_used(&results), results_buf);

@@ -16,6 +16,7 @@
 #include <linux/in.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -580,6 +581,81 @@ static void kgo_sock_preempt_test(struct kunit *test)
 	kgo_sock_close(x.ks);
 }
 
+struct sock_enter_race {
+	struct kgo_sock *ks;
+	bool closed;		/* by the other goroutine, during the call */
+	bool closed_first;	/* before the call went on */
+	ssize_t ret;
+};
+
+static void sock_enter_closer(void *arg)
+{
+	struct sock_enter_race *x = arg;
+
+	kgo_sock_close(x->ks);
+	WRITE_ONCE(x->closed, true);
+}
+
+static void sock_enter_caller(void *arg)
+{
+	struct sock_enter_race *x = arg;
+	char b;
+
+	if (kgo_go(sock_enter_closer, x, GFP_KERNEL) < 0)
+		return;
+	/* As the monitor marks a G: the call's preemption point yields. */
+	WRITE_ONCE(kgo_self()->preempt, true);
+	x->ret = kgo_sock_recv(x->ks, &b, 1, KGO_NOWAIT);
+	x->closed_first = READ_ONCE(x->closed);
+}
+
+/*
+ * A call that yields at its preemption point while another goroutine
+ * closes the socket: the call's reference, taken before it can switch
+ * out, keeps the socket until the call returns -ESHUTDOWN. Taken after
+ * (as it was), the close freed the socket under the call: KASAN's
+ * use-after-free and refcount_t's "addition on 0".
+ */
+static void kgo_sock_enter_close_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct sock_enter_race x = { .ks = sock_pair(test, &peer) };
+
+	KUNIT_ASSERT_EQ(test, kgo_test_run_in_g_1p(sock_enter_caller, &x, SLOW_MS), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(SLOW_MS), 0);
+	sock_release(peer);
+	KUNIT_ASSERT_TRUE(test, READ_ONCE(x.closed));
+	if (!x.closed_first)
+		kunit_skip(test, "the closer ran after the call: no race to judge");
+	KUNIT_EXPECT_EQ(test, x.ret, (ssize_t)-ESHUTDOWN);
+}
+
+/*
+ * An attached socket holds kgo, so that rmmod kgo cannot free the
+ * callbacks of a socket a client leaked; the close lets go.
+ */
+static void kgo_sock_module_ref_test(struct kunit *test)
+{
+	struct socket *peer;
+	struct kgo_sock *ks;
+	struct module *kgo = NULL;
+	struct module_use *use;
+	int before;
+
+	/* The modules this one uses: kgo, stable while this one is loaded. */
+	list_for_each_entry(use, &THIS_MODULE->target_list, target_list)
+		if (!strcmp(use->target->name, "kgo"))
+			kgo = use->target;
+	if (!kgo)
+		kunit_skip(test, "kgo is built in");
+	before = module_refcount(kgo);
+	ks = sock_pair(test, &peer);
+	KUNIT_EXPECT_EQ(test, module_refcount(kgo), before + 1);
+	kgo_sock_close(ks);
+	KUNIT_EXPECT_EQ(test, module_refcount(kgo), before);
+	sock_release(peer);
+}
+
 /*
  * The receive that does not try (kgo_sock_rd_surely_empty()): only on a
  * plain TCP connection with nothing queued. Queued data, the peer's end
@@ -642,6 +718,8 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_refused_test),
 	KUNIT_CASE(kgo_sock_pingpong_test),
 	KUNIT_CASE(kgo_sock_preempt_test),
+	KUNIT_CASE(kgo_sock_enter_close_test),
+	KUNIT_CASE(kgo_sock_module_ref_test),
 	KUNIT_CASE(kgo_sock_surely_empty_test),
 	{}
 };

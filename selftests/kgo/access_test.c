@@ -280,4 +280,135 @@ TEST_F(access, user_goroutine_cap)
 	close(fd);
 }
 
+/*
+ * STATS: a caller without CAP_SYS_ADMIN sees its own figures only
+ * (KGO_STATS_OWN): not root's sleeping goroutine, no per-P records, no
+ * latencies; root sees the scheduler's. In the child: 0 if the view was
+ * its own, else which check failed.
+ */
+static int stats_as_nobody(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct kgo_proc_stats ps[4];
+		struct kgo_stats st = {
+			.size = sizeof(st), .procs = (uintptr_t)ps, .procs_max = 4,
+			.proc_size = sizeof(ps[0]),
+		};
+		int fd, i;
+
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(100);
+		fd = open(KGO_DEVICE_PATH, O_RDWR);
+		if (fd < 0)
+			_exit(101);
+		if (ioctl(fd, KGO_IOC_STATS, &st))
+			_exit(102);
+		if (st.flags != KGO_STATS_OWN)
+			_exit(1);
+		if (st.goroutines || st.nr_procs || st.nr_ms || st.created_outside)
+			_exit(2);
+		for (i = 0; i < KGO_LATENCY_BUCKETS; i++)
+			if (st.latency[i])
+				_exit(3);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(access, stats_own_view)
+{
+	struct kgo_task t = { .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } };
+	struct kgo_stats st = { .size = sizeof(st) };
+	int fd = open(KGO_DEVICE_PATH, O_RDWR);
+
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	ASSERT_EQ(1, submit(fd, &t, 1));	/* root's goroutine, asleep */
+	ASSERT_EQ(0, ioctl(fd, KGO_IOC_STATS, &st));
+	EXPECT_EQ(0, st.flags);
+	EXPECT_LT(0, st.nr_procs);
+	EXPECT_LE(1, st.goroutines);
+	EXPECT_EQ(0, stats_as_nobody());
+	close(fd);
+}
+
+/*
+ * The per-user caps charge a user namespace's maker, not the kuids in
+ * it: nobody makes a namespace where ids 0 and 1 are two kuids of a
+ * subordinate range (root writes the map, as newuidmap would), and as
+ * 0 then 1 submits sleeps: with max_user_inflight 2, the third is
+ * refused whichever id submits it. In the child: 0 if it was refused
+ * with EAGAIN, 1 if it was accepted, 101 without user namespaces,
+ * above 101 if the set-up failed.
+ */
+static int inflight_as_two_ids_in_userns(void)
+{
+	struct kgo_task t[2] = {
+		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
+		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
+	};
+	int go[2], ready[2], status;
+	char path[64], c = 0;
+	pid_t pid;
+
+	if (pipe(go) || pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int a, b;
+
+		close(go[1]);
+		close(ready[0]);
+		if (setgroups(0, NULL) || setgid(NOBODY) || setuid(NOBODY))
+			_exit(105);
+		if (unshare(CLONE_NEWUSER))
+			_exit(101);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(102);
+		if (setresuid(0, 0, 0))
+			_exit(103);
+		a = open(KGO_DEVICE_PATH, O_RDWR);
+		if (a < 0 || submit(a, t, 2) != 2)
+			_exit(104);
+		if (setresuid(1, 1, 1))
+			_exit(106);
+		b = open(KGO_DEVICE_PATH, O_RDWR);
+		if (b < 0)
+			_exit(107);
+		if (submit(b, t, 1) == 1)
+			_exit(1);
+		_exit(errno == EAGAIN ? 0 : 108);
+	}
+	close(go[0]);
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		write_str(path, "0 200000 2");
+		if (write(go[1], &c, 1) != 1)
+			c = 1;
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST_F(access, user_caps_charge_the_namespace_owner)
+{
+	int r;
+
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	ASSERT_EQ(0, write_param("max_user_inflight", 2));
+	r = inflight_as_two_ids_in_userns();
+	if (r == 101)
+		SKIP(return, "no user namespaces (CONFIG_USER_NS)");
+	EXPECT_EQ(0, r);
+}
+
 TEST_HARNESS_MAIN

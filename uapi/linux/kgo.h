@@ -640,7 +640,12 @@ struct kgo_proc_stats {
 /**
  * struct kgo_stats - argument of KGO_IOC_STATS
  * @size: in: sizeof(struct kgo_stats), at least %KGO_STATS_SIZE_VER0
- * @flags: in: must be 0
+ * @flags: in: must be 0; out: %KGO_STATS_OWN for a caller without
+ *	   CAP_SYS_ADMIN, which sees only its own figures: @goroutines, those
+ *	   its uid's sessions caused (as the module's max_user_goroutines
+ *	   counts them), and every other figure 0, no
+ *	   per-P record (@nr_procs 0). With CAP_SYS_ADMIN, the whole
+ *	   scheduler's, as below, and @flags 0
  * @procs: in: user address of room for @procs_max records, or 0
  * @procs_max: in: how many records fit there
  * @proc_size: in: the size of one record as the caller knows struct
@@ -686,6 +691,9 @@ struct kgo_stats {
 	__aligned_u64 sqpoll_ns;
 	__aligned_u64 sqpoll_tasks;
 };
+
+/* Out in @flags: the caller's own figures, not the scheduler's. */
+#define KGO_STATS_OWN		(1U << 0)
 
 /* The first version ended at @latency; @sqpoll_ns and @sqpoll_tasks came next. */
 #define KGO_STATS_SIZE_VER0	336
