@@ -98,6 +98,10 @@ __printf(6, 7)
 void kgo_bench_report(const char *metric, const char *impl, const char *unit,
 		      u64 num, u64 den, const char *fmt, ...);
 void kgo_bench_report_error(const char *metric, const char *impl, int err);
+__printf(5, 6)
+void kgo_bench_report_missing(const char *metric, const char *impl, const char *unit,
+			      const char *reason, const char *fmt, ...);
+void kgo_bench_report_config(void);
 u64 kgo_bench_median(u64 *v, size_t n);
 
 /* pin.c: leave goroutines one P. */

@@ -141,6 +141,7 @@ static int __init kgo_bench_init(void)
 		return ret;
 
 	pr_info("suite: smoke=%d scale=%u, %d Ps\n", smoke, scale, kgo_bench_nprocs());
+	kgo_bench_report_config();
 	for (i = 0; i < ARRAY_SIZE(kgo_bench_workloads); i++) {
 		const struct kgo_bench_workload *w = &kgo_bench_workloads[i];
 
