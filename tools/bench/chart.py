@@ -18,9 +18,15 @@ headings group what belongs together.
 import math
 from xml.sax.saxutils import escape
 
-# Tableau 10: told apart by most eyes; kgo gets the blue.
-COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1",
-           "#76b7b2", "#edc948", "#9c755f", "#ff9da7", "#bab0ac"]
+# kgo's blue, then Tableau 20's others for the peers: told apart by most
+# eyes, and none of them kgo's, however many peers come.
+REF_COLOUR = "#4e79a7"
+COLOURS = ["#f28e2b", "#59a14f", "#e15759", "#b07aa1", "#76b7b2", "#edc948",
+           "#9c755f", "#ff9da7", "#bab0ac", "#a0cbe8", "#ffbe7d", "#8cd17d",
+           "#b6992d", "#86bcb6", "#d37295", "#79706e", "#d4a6c8"]
+# A plot's medians further apart than this get a log scale: on a linear
+# one the small bars beside a kthread's would not show.
+LOG_SPREAD = 30
 COLS, PLOT_W, PLOT_H, GAP = 5, 230, 170, 18
 LEFT, TOP_PAD = 24, 34        # a plot's axis labels; its title
 AXIS_W, BASE_PAD = 44, 38     # left of the bars; below them (impl names)
@@ -54,6 +60,11 @@ def number(v):
     return f"{v:.3g}" if v < 1000 else f"{v:.0f}"
 
 
+def ratio(v):
+    """Two significant digits, whole numbers from 10 up: 0.26, 2.5, 225."""
+    return f"{v:.2g}" if v < 10 else f"{v:.0f}"
+
+
 def nice_top(v):
     """A round axis top at or above @v: 1, 2 or 5 times a power of 10."""
     if v <= 0:
@@ -63,6 +74,12 @@ def nice_top(v):
         if v <= f * e:
             return f * e
     return 10 * e
+
+
+def plot_width(m):
+    """Two columns for a metric of more than four impls, else one."""
+    n = len(set(m["impls"]) | set(m.get("missing", {})))
+    return PLOT_W * 2 + GAP if n > 4 else PLOT_W
 
 
 def plot(m, ref, colour, x0, y0):
@@ -75,23 +92,33 @@ def plot(m, ref, colour, x0, y0):
         slots.insert(0, ref)
     tops = [s["max"] for s in m["impls"].values()] + ([m["goal"]] if m.get("goal") else [])
     top = nice_top(max(tops) * 1.08 if tops else 1)
+    width = plot_width(m)
     ax = x0 + AXIS_W
-    plot_w = PLOT_W - AXIS_W - 8
+    plot_w = width - AXIS_W - 8
     base = y0 + PLOT_H - BASE_PAD
     ph = base - (y0 + TOP_PAD)
+    lows = [v for s in m["impls"].values() for v in (s["min"], s["median"]) if v > 0]
+    log = bool(lows) and max(tops) / min(lows) > LOG_SPREAD
+    if log:
+        lo_exp = math.floor(math.log10(min(lows)))
+        hi_exp = max(math.ceil(math.log10(max(tops))), lo_exp + 1)
+        top = 10.0 ** hi_exp
 
     def y(v):
+        if log:
+            v = max(v, 10.0 ** lo_exp)
+            return base - ph * (math.log10(v) - lo_exp) / (hi_exp - lo_exp)
         return base - ph * v / top
 
     better = "lower is better" if m["better"] == "lower" else "higher is better"
-    out.append(f'<rect x="{x0}" y="{y0}" width="{PLOT_W}" height="{PLOT_H}"'
+    out.append(f'<rect x="{x0}" y="{y0}" width="{width}" height="{PLOT_H}"'
                ' fill="#fafafa" stroke="#ddd"/>')
     out.append(f'<text x="{x0 + 6}" y="{y0 + 14}" font-weight="bold">'
                f'{escape(m["metric"])}</text>')
     out.append(f'<text x="{x0 + 6}" y="{y0 + 27}" fill="#555" font-size="10">'
-               f'{escape(m["unit"])}, {better}</text>')
-    for f in (0, 0.5, 1):
-        v = top * f
+               f'{escape(m["unit"])}, {better}{", log scale" if log else ""}</text>')
+    marks = [10.0 ** e for e in range(lo_exp, hi_exp + 1)] if log else [0, top / 2, top]
+    for v in marks:
         out.append(f'<line x1="{ax}" x2="{ax + plot_w}" y1="{y(v):.1f}" y2="{y(v):.1f}"'
                    ' stroke="#e4e4e4"/>')
         out.append(f'<text x="{ax - 4}" y="{y(v) + 3:.1f}" text-anchor="end" fill="#777"'
@@ -126,7 +153,7 @@ def plot(m, ref, colour, x0, y0):
         sp = m.get("speedup", {}).get(impl)
         if sp:
             out.append(f'<text x="{cx:.1f}" y="{base + 25:.1f}" text-anchor="middle"'
-                       f' font-size="9" fill="#555">kgo {sp["median"]:.2g}x</text>')
+                       f' font-size="9" fill="#555">kgo {ratio(sp["median"])}x</text>')
     if m.get("goal"):
         g = y(m["goal"])
         out.append(f'<line x1="{ax}" x2="{ax + plot_w}" y1="{g:.1f}" y2="{g:.1f}"'
@@ -143,7 +170,8 @@ def svg(metrics, ref, fmt=number, header=(), icount=False):
     impls = [ref]
     for m in metrics:
         impls += [i for i in list(m["impls"]) + list(m.get("missing", {})) if i not in impls]
-    palette = {i: COLOURS[n % len(COLOURS)] for n, i in enumerate(impls)}
+    palette = {i: COLOURS[n % len(COLOURS)] for n, i in enumerate(impls[1:])}
+    palette[ref] = REF_COLOUR
 
     grouped = {}
     for m in metrics:
@@ -187,11 +215,15 @@ def svg(metrics, ref, fmt=number, header=(), icount=False):
         out.append(f'<line x1="{LEFT}" x2="{width - LEFT}" y1="{y + 22}" y2="{y + 22}"'
                    ' stroke="#999"/>')
         y += 30
-        for k, m in enumerate(ms):
-            col, row = k % COLS, k // COLS
-            out += plot(m, ref, palette.get, LEFT + col * (PLOT_W + GAP),
-                        y + row * (PLOT_H + GAP))
-        y += ((len(ms) + COLS - 1) // COLS) * (PLOT_H + GAP) + 8
+        col = 0
+        for m in ms:
+            span = 2 if plot_width(m) > PLOT_W else 1
+            if col + span > COLS:
+                col = 0
+                y += PLOT_H + GAP
+            out += plot(m, ref, palette.get, LEFT + col * (PLOT_W + GAP), y)
+            col += span
+        y += PLOT_H + GAP + 8
     height = y + 10
     return "\n".join([f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}"'
                       f' height="{height}" viewBox="0 0 {width} {height}"'
