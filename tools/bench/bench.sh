@@ -174,7 +174,7 @@ fi
 [ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
 "$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
 if [ "$icount" = 1 ]; then
-	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: times are of the guest's instruction clock; took $((SECONDS - start)) s"
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: figures are instructions (insn), not times; took $((SECONDS - start)) s"
 else
 	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
 fi
