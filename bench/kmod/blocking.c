@@ -34,8 +34,9 @@
  *              alive during the run, less those alive before it: what
  *              it created to carry the blocked tasks
  *   _mem       B/task: the most memory in use (free pages fell by) during
- *              the run, less before, over n; missing when the noise of
- *              the rest of the machine gave back more than the run took
+ *              the run, less before, over n; missing when it did not
+ *              grow (kgo's stack pool or the slab held what the run
+ *              needed from an earlier run, or others freed more)
  *
  * Each task's struct (and its event) is allocated and initialised
  * before the clock starts, for every impl alike; what starts the task
@@ -318,7 +319,7 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 				 "\"n\":%llu,\"peak_bytes\":%lld", n, mem_max - mem0);
 	else
 		kgo_bench_report_missing(row, name, "B/task",
-					 "free pages did not fall: the rest of the machine gave back more",
+					 "free pages did not fall: memory came from pools filled before, or others freed more",
 					 "\"n\":%llu", n);
 	goto out;
 nomem:
