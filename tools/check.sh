@@ -97,7 +97,7 @@ counts "$KGO_OUT/logs/check-debug.counts"
 note "bench smoke: every benchmark once, at tiny sizes"
 brc=0
 KGO_BENCH_SMOKE=1 "$KGO_TOP/tools/bench/bench.sh" >"$KGO_OUT/logs/bench-smoke.log" 2>&1 || brc=1
-runs=$KGO_OUT/bench/runs.jsonl
+runs=$KGO_OUT/bench-smoke/runs.jsonl	# bench.sh: a smoke run has its own directory
 p=$(grep -c '"value"' "$runs" 2>/dev/null) || true
 f=$(grep -c '"error"' "$runs" 2>/dev/null) || true
 p=${p:-0} f=${f:-0}

@@ -98,6 +98,10 @@ __printf(6, 7)
 void kgo_bench_report(const char *metric, const char *impl, const char *unit,
 		      u64 num, u64 den, const char *fmt, ...);
 void kgo_bench_report_error(const char *metric, const char *impl, int err);
+__printf(5, 6)
+void kgo_bench_report_missing(const char *metric, const char *impl, const char *unit,
+			      const char *reason, const char *fmt, ...);
+void kgo_bench_report_config(void);
 u64 kgo_bench_median(u64 *v, size_t n);
 
 /* pin.c: leave goroutines one P. */
@@ -121,6 +125,7 @@ void kgo_bench_tree_allp(const struct kgo_bench_cfg *cfg);
 void kgo_bench_tree_1p(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_kgo_go(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_pingpong_hog(const struct kgo_bench_cfg *cfg);
+void kgo_bench_blocking(const struct kgo_bench_cfg *cfg);
 
 /* switch_asm.S: kmod/switch.S, assembled under names of our own. */
 void *kgo_bench_switch(unsigned long *save_sp, unsigned long *load_sp, void *prev);

@@ -15,7 +15,8 @@
  * leaves nearly all memory in kgo's free lists, so kgo.ko should be
  * unloaded right after it (mem.c). The fairness rows (fair.c) run only
  * when named too: make bench runs them in the fairness group, the first
- * behind a backlog that bench/fair makes.
+ * behind a backlog that bench/fair makes. So does blocking (blocking.c),
+ * its own step of make bench, which creates up to 10,000 threads.
  */
 
 #include <linux/init.h>
@@ -79,6 +80,7 @@ static const struct kgo_bench_workload {
 	{ "tree_1p",		kgo_bench_tree_1p },
 	{ "fair_kgo_go",	kgo_bench_fair_kgo_go, true },
 	{ "fair_pingpong_hog",	kgo_bench_fair_pingpong_hog, true },
+	{ "blocking",		kgo_bench_blocking, true },
 	{ "max_queued",		kgo_bench_max_queued, true, true },
 };
 
@@ -141,6 +143,7 @@ static int __init kgo_bench_init(void)
 		return ret;
 
 	pr_info("suite: smoke=%d scale=%u, %d Ps\n", smoke, scale, kgo_bench_nprocs());
+	kgo_bench_report_config();
 	for (i = 0; i < ARRAY_SIZE(kgo_bench_workloads); i++) {
 		const struct kgo_bench_workload *w = &kgo_bench_workloads[i];
 

@@ -271,7 +271,11 @@ static int spawn_kthread_worker(u64 n, u64 *done, u64 *ns)
 	for_each_online_cpu(cpu) {
 		struct kthread_worker *w;
 
+#ifdef KGO_BENCH_WORKER_NAMES_CPU
+		w = kthread_create_worker_on_cpu(cpu, 0, "kgo_bench_kw/%u");
+#else
 		w = kthread_create_worker_on_cpu(cpu, 0, "kgo_bench_kw/%d", cpu);
+#endif
 		if (IS_ERR(w)) {
 			err = PTR_ERR(w);
 			goto out;

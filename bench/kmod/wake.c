@@ -170,6 +170,13 @@ static const struct wake_impl {
  * One run of @impl, up to @n samples in @budget ns; the caller owns and
  * frees *@wp.
  */
+#ifdef KGO_BENCH_HRTIMER_SETUP
+static enum hrtimer_restart wake_no_timer(struct hrtimer *t)
+{
+	return HRTIMER_NORESTART;
+}
+#endif
+
 static int wake_run(const struct wake_impl *impl, u64 n, u64 budget,
 		    struct wake **wp)
 {
@@ -184,7 +191,12 @@ static int wake_run(const struct wake_impl *impl, u64 n, u64 budget,
 	w->samples = kvmalloc_array(n, sizeof(*w->samples), GFP_KERNEL);
 	if (!w->samples)
 		return -ENOMEM;
+#ifdef KGO_BENCH_HRTIMER_SETUP
+	/* Each impl names its own callback before it arms the timer. */
+	hrtimer_setup(&w->timer, wake_no_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+#else
 	hrtimer_init(&w->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+#endif
 	ret = impl->run(w);
 	/* The last callback may still be on its way out. */
 	hrtimer_cancel(&w->timer);

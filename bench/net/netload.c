@@ -534,6 +534,19 @@ static void line(const char *what, const char *unit, const char *better,
 	       better, value, opt.conns, opt.size, extra);
 }
 
+/*
+ * A figure that this run could not measure: the line says why, and has
+ * no value, so that no reader mistakes a stand-in for a measurement.
+ */
+static void line_missing(const char *what, const char *unit, const char *reason,
+			 const char *extra)
+{
+	printf("{\"metric\":\"net_%s_c%u\",\"impl\":\"%s\",\"unit\":\"%s\",",
+	       what, opt.conns, opt.impl, unit);
+	printf("\"missing\":\"%s\",\"conns\":%u,\"size\":%u%s}\n",
+	       reason, opt.conns, opt.size, extra);
+}
+
 static __u64 quantile(const __u64 *hist, __u64 total, double q)
 {
 	__u64 rank = (__u64)(q * total + 0.999999), seen = 0;
@@ -665,9 +678,18 @@ int main(int argc, char **argv)
 	if (opt.mem && mem0 >= 0 && mem1 >= 0) {
 		double per = (double)(mem1 - mem0) / opt.conns;
 
-		/* Noise can outweigh a few connections: a figure must be > 0. */
+		/*
+		 * Noise (the page cache, a kworker's allocation) can outweigh
+		 * a few connections: below a byte a connection, what was
+		 * measured is the noise, and the figure is missing.
+		 */
 		snprintf(extra, sizeof(extra), ",\"delta_bytes\":%lld", mem1 - mem0);
-		line("mem", "B/conn", "lower", per >= 1 ? per : 1, extra);
+		if (per >= 1)
+			line("mem", "B/conn", "lower", per, extra);
+		else
+			line_missing("mem", "B/conn",
+				     "MemTotal-MemFree did not grow by a byte per connection: noise outweighs them",
+				     extra);
 	}
 	if (opt.kgo_ms) {
 		if (!ms_ps) {

@@ -17,15 +17,22 @@
 # figures with; default: the previous run's, of the same kind),
 # KGO_BENCH_ICOUNT=1 (QEMU's -icount, one vCPU: see below; results in
 # out/bench-icount/, logs out/logs/bench-icount.*), KGO_BENCH_KERNEL
-# (stock, Debian's 6.1, the default; or stock-6.12: results in
-# out/bench-6.12/, or out/bench-6.12-icount/).
+# (stock, Debian's 6.1, the default; stock-6.12: results in
+# out/bench-6.12/, or out/bench-6.12-icount/; stock-7, Debian unstable's
+# 7.x: out/bench-7/).
 #
-# Writes: out/bench/runs.jsonl (every run's line), results.json and
-# results.svg (see tools/bench/report), which also keeps the previous
-# results.json as baseline.json (baseline-smoke.json for a smoke run's)
-# and prints kgo's changes against it; the VM's logs are
-# out/logs/bench.{console,results}.log. Exits non-zero if a benchmark
-# failed or the VM did not finish, after reporting what it got.
+# Writes: out/bench/runs.jsonl (every run's line), host.json (the
+# host's side of the configuration: Go, liburing, QEMU), results.json
+# and results.svg (see tools/bench/report), which also keeps the
+# previous results.json as baseline.json and prints kgo's changes
+# against it; the VM's logs are out/logs/bench.{console,results}.log.
+# A smoke run (make check's) writes all of it to out/bench-smoke/ (and
+# logs bench-smoke.*) instead, so that it never overwrites the last
+# full run's figures, and its report is --strict: a failed run, a
+# malformed line, a figure missing without a reason, or a row of
+# tools/bench/rows that gave no line at all fails it. Exits non-zero if
+# a benchmark failed or the VM did not finish, after reporting what it
+# got.
 set -euo pipefail
 . "$(dirname "$0")/../vm/common.sh"
 
@@ -49,7 +56,8 @@ kernel=${KGO_BENCH_KERNEL:-stock}
 case "$kernel" in
 stock) name=bench ;;
 stock-6.12) name=bench-6.12 ;;
-*) die "KGO_BENCH_KERNEL is stock or stock-6.12, not '$kernel'" ;;
+stock-7) name=bench-7 ;;
+*) die "KGO_BENCH_KERNEL is stock, stock-6.12 or stock-7, not '$kernel'" ;;
 esac
 export KGO_BENCH_KERNEL=$kernel
 icount=${KGO_BENCH_ICOUNT:-0}
@@ -62,6 +70,7 @@ case "$icount" in
 	;;
 *) die "KGO_BENCH_ICOUNT is 0 or 1, not '$icount'" ;;
 esac
+[ "$smoke" = 1 ] && name=$name-smoke
 
 start=$SECONDS
 out=$KGO_OUT/$name
@@ -88,6 +97,27 @@ cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
 	"$KGO_TOP/bench/uring/nop_kgo" "$KGO_TOP/bench/uring/nop_ring" \
 	"$KGO_TOP/bench/fair/fairbench" "$KGO_OUT/bin/bench/"
 cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
+
+# The host's side of the configuration, which the guest cannot see: the
+# peers' versions (Go's runtime is linked into gobench and go_echo,
+# liburing into nop_uring) and the emulator. The guest's side is
+# kgo_bench.ko's config line. The CPU model is run.sh's choice for the
+# kernel (max, without CX16 after 6.1: run.sh says why).
+qemu_cpu=max
+case "$kernel" in stock) ;; *) qemu_cpu=max,cx16=off ;; esac
+python3 - "$out/host.json" "$(${GO:-go} version 2>/dev/null)" \
+	"$(pkg-config --modversion liburing 2>/dev/null)" \
+	"$(qemu-system-x86_64 --version 2>/dev/null | head -n 1)" "$qemu_cpu" \
+	"${KGO_VM_ICOUNT:-}" "$([ "$smoke" = 1 ] && echo single || echo "${KGO_VM_TCG_THREAD:-multi}")" \
+	<<'PY'
+import json, sys
+path, go, uring, qemu, cpu, icount, thread = sys.argv[1:]
+host = {"go": go.replace("go version ", "") or "unknown",
+        "liburing": uring or "unknown", "qemu": qemu or "unknown", "qemu_cpu": cpu,
+        "tcg": f"{thread}-threaded" + (f", -icount {icount}" if icount else "")}
+with open(path, "w") as f:
+    json.dump(host, f)
+PY
 
 # Figures need both vCPUs running at once (a parallel tree, cross-CPU
 # wake-ups), so a full run uses QEMU's multi-threaded TCG, which
@@ -135,13 +165,16 @@ sed -e 's/\r$//' "$KGO_OUT/logs/$name.results.log" 2>/dev/null |
 	sed -n '/^KGO-BEGIN output bench$/,/^KGO-END output bench /p' |
 	grep '^{' >"$out/runs.jsonl" || true
 echo
-report_args=(-o "$out")
-[ "$smoke" = 1 ] && report_args+=(--smoke)
+report_args=(-o "$out" --config "$out/host.json")
+if [ "$smoke" = 1 ]; then
+	report_args+=(--smoke --strict)
+	[ -n "${KGO_BENCH_ONLY:-}" ] || report_args+=(--expect "$KGO_TOP/tools/bench/rows")
+fi
 [ "$icount" = 1 ] && report_args+=(--icount)
 [ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")
 "$KGO_TOP/tools/bench/report" "${report_args[@]}" "$out/runs.jsonl" || rc=1
 if [ "$icount" = 1 ]; then
-	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: times are of the guest's instruction clock; took $((SECONDS - start)) s"
+	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); one vCPU under -icount $KGO_VM_ICOUNT: figures are instructions (insn), not times; took $((SECONDS - start)) s"
 else
 	note "$runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'); emulated (TCG): compare the ratios, not the times; took $((SECONDS - start)) s"
 fi

@@ -31,7 +31,7 @@ mkdir -p "$dst"
 (cd "$src" && find . -type f \( -name '*.[chS]' -o -name Kbuild -o -name Makefile \) \
 	-print0 | tar --null -cf - -T -) | tar -xf - -C "$dst"
 log=$dst/build.log
-if ! make -C "$kdir" M="$dst" KBUILD_EXTRA_SYMBOLS="$mods/Module.symvers" \
+if ! kbuild_run "$kdir" make -C "$kdir" M="$dst" KBUILD_EXTRA_SYMBOLS="$mods/Module.symvers" \
 	modules >"$log" 2>&1; then
 	cat "$log" >&2
 	die "bench/kmod build against $kdir failed"

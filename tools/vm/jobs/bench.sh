@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # Sourced by /init: what `make bench` measures (see tools/bench/bench.sh).
 #
-# kgo and its peers, one benchmark after the other, each run
-# $KGO_BENCH_RUNS times; KGO_BENCH_SMOKE=1 makes every run tiny. Both
-# come from the kernel command line, which hands unknown NAME=VALUE
-# words to init as its environment.
+# kgo and its peers: every benchmark once, then again, $KGO_BENCH_RUNS
+# times, each time in another order (run_plan); KGO_BENCH_SMOKE=1 makes
+# every run tiny. Both come from the kernel command line, which hands
+# unknown NAME=VALUE words to init as its environment.
 #
 # Every run's JSON lines go to the result port as soon as it ends,
 # inside one "output bench" section, so a VM that dies half-way still
 # leaves the figures it got. A failed run is a KGO-FAIL, which fails the
 # VM run; the benchmark's other runs are skipped, the next benchmark
-# goes on. The console gets a progress line per benchmark, which
-# bench.sh shows on the host while the VM runs.
+# goes on. So is a run that ends well but prints no figure. The console
+# gets a progress line per run, which bench.sh shows on the host while
+# the VM runs.
 
 runs=${KGO_BENCH_RUNS:-5}
 smoke=${KGO_BENCH_SMOKE:-0}
@@ -171,20 +172,6 @@ net_port() {
 	esac
 }
 
-# The servers of round $1 (from 0): kgo go epoll kthread, turned left
-# by $1.
-net_order() {
-	set -- $(($1 % 4)) kgo go epoll kthread
-	local k=$1
-	shift
-	while [ "$k" -gt 0 ]; do
-		set -- "$@" "$1"
-		shift
-		k=$((k - 1))
-	done
-	echo "$@"
-}
-
 # Whether something listens on TCP port $1, from /proc/net/tcp.
 net_listening() {
 	grep -q ":$(printf %04X "$1") 00000000:0000 0A " /proc/net/tcp
@@ -270,60 +257,112 @@ crc32c_steps() {
 	rm -f /tmp/crc32c.data
 }
 
-# step METRIC IMPL CMD...: one benchmark, $runs times. With count=1 it
-# only counts the steps, so that progress can say "[n/total]".
-# KGO_BENCH_ONLY=<glob> (on KGO_VM_APPEND) runs only the steps whose
+# step METRIC IMPL CMD...: one benchmark, planned. steps() lists them
+# all in /tmp/bench.plan, one a line; run_plan then runs the plan
+# $runs times, each run in its own order (see run_plan).
+# KGO_BENCH_ONLY=<glob> (on KGO_VM_APPEND) plans only the steps whose
 # METRIC it matches, e.g. 'fair_*'.
+wanted() {
+	[ -z "${KGO_BENCH_ONLY:-}" ] && return 0
+	# shellcheck disable=SC2254 # the glob is the point
+	case "$1" in
+	$KGO_BENCH_ONLY) return 0 ;;
+	esac
+	return 1
+}
 step() {
-	if [ -n "${KGO_BENCH_ONLY:-}" ]; then
-		# shellcheck disable=SC2254 # the glob is the point
-		case "$1" in
-		$KGO_BENCH_ONLY) ;;
-		*) return ;;
-		esac
-	fi
-	if [ "$count" = 1 ]; then
-		total=$((total + 1))
-		return
-	fi
-	n=$((n + 1))
-	what="[$n/$total] $1 $2"
-	shift 2
-	if [ "$1" = kernel_suite ] || [ "$1" = kmod_only ] || [ "$1" = fair_kgo_go ] &&
+	wanted "$1" || return
+	if [ "$3" = kernel_suite ] || [ "$3" = kmod_only ] || [ "$3" = fair_kgo_go ] &&
 		[ ! -f /kgo/kgo_bench.ko ]; then
-		echo "$what: skipped: no /kgo/kgo_bench.ko (bench/kmod not built)"
+		echo "$1 $2: skipped: no /kgo/kgo_bench.ko (bench/kmod not built)"
 		return
 	fi
-	if [ "$1" = net_run ] && [ "$2" = kgo ] && [ ! -f "$net_kgo_ko" ]; then
-		echo "$what: skipped: no $net_kgo_ko (samples/echo not built)"
+	if [ "$3" = net_run ] && [ "$2" = kgo ] && [ ! -f "$net_kgo_ko" ]; then
+		echo "$1 $2: skipped: no $net_kgo_ko (samples/echo not built)"
+		return
+	fi
+	echo "$*" >>/tmp/bench.plan
+}
+
+# run_one N TOTAL METRIC IMPL CMD...: one run of one step. A step that
+# failed before is not run again; one that exits 0 must have printed a
+# figure (a JSON line), or it failed too.
+run_one() {
+	local what="[$1/$2] $3 $4" key="$3 $4"
+	shift 4
+	if grep -qxF "$key" /tmp/bench.failed 2>/dev/null; then
+		echo "$what: skipped: it failed before"
 		return
 	fi
 	echo "$what ..."
 	t0=$(date +%s)
-	r=1
-	while [ $r -le "$runs" ]; do
-		"$@" >/tmp/bench.out 2>/tmp/bench.err
-		rc=$?
-		grep '^{' /tmp/bench.out >&3
-		if [ $rc != 0 ]; then
-			echo "$what: run $r/$runs failed (exit $rc):"
-			sed 's/^/bench:   /' /tmp/bench.out /tmp/bench.err
-			report "KGO-FAIL bench $what: run $r exited $rc"
-			return
-		fi
-		r=$((r + 1))
-	done
-	echo "$what: done, $runs run(s) in $(($(date +%s) - t0)) s"
+	"$@" >/tmp/bench.out 2>/tmp/bench.err
+	rc=$?
+	grep '^{' /tmp/bench.out >&3
+	if [ $rc = 0 ] && ! grep -q '^{' /tmp/bench.out; then
+		echo "$what: printed no figure"
+		rc=1
+	fi
+	if [ $rc != 0 ]; then
+		echo "$what: failed (exit $rc):"
+		sed 's/^/bench:   /' /tmp/bench.out /tmp/bench.err
+		report "KGO-FAIL bench $what: exited $rc"
+		echo "$key" >>/tmp/bench.failed
+		return
+	fi
+	echo "$what: done in $(($(date +%s) - t0)) s"
 }
 
-# The order they run in; kgo's nop_b1 and nop_b32 next to io_uring's.
+# Runs the plan $runs times. Steps of one metric (kgo and its peers)
+# form a group. Run r (from 0) turns the order of the groups left by r,
+# and the order within each group by r as well: so that no benchmark is
+# always first into a fresh boot or always follows the same one (the
+# net group's kthread server leaves 10,000 exiting threads behind), and
+# run r of kgo and run r of a peer, which the report pairs, ran close
+# together. The net group did this alone before; all do now.
+run_plan() {
+	local r=0 n=0 total
+	total=$(($(wc -l </tmp/bench.plan) * runs))
+	while [ $r -lt "$runs" ]; do
+		awk -v r=$r '
+		{ if ($1 != last) { g++; last = $1 } line[g, ++cnt[g]] = $0 }
+		END {
+			for (i = 0; i < g; i++) {
+				k = (i + r) % g + 1
+				for (j = 0; j < cnt[k]; j++)
+					print line[k, (j + r) % cnt[k] + 1]
+			}
+		}' /tmp/bench.plan >/tmp/bench.order
+		exec 4</tmp/bench.order
+		# shellcheck disable=SC2086 # a plan line is words
+		while read -r line <&4; do
+			n=$((n + 1))
+			run_one $n "$total" $line
+		done
+		exec 4<&-
+		r=$((r + 1))
+	done
+}
+
+# gobench's tree at kgo's depth: kgo_bench.ko picks it for the VM's
+# memory and says it in its tree lines (run_plan may run Go's tree
+# before this run's kernel suite: the depth is the last suite's).
+gobench_tree() {
+	local depth
+	depth=$(kgo_tree_depth)
+	$bin/gobench $size ${depth:+-depth $depth} -run "$1"
+}
+
+# The order of the first run; each later one turns it (run_plan).
 steps() {
-	step kgo_bench.ko "in-kernel suite" kernel_suite
+	step kgo_bench.ko kgo+peers kernel_suite
 	step tree_steals kgo tree_steals
 	step handoff kgo handoff
-	depth=$(kgo_tree_depth)
-	for m in spawn yield_pingpong chan_pingpong tree_1p tree_allp; do
-		step "$m" go $bin/gobench $size ${depth:+-depth $depth} -run "$m"
+	for m in spawn yield_pingpong chan_pingpong; do
+		step "$m" go $bin/gobench $size -run "$m"
+	done
+	for m in tree_1p tree_allp; do
+		step "$m" go gobench_tree "$m"
 	done
 	# kgo's rings (impl kgo), its older ioctl path, and io_uring.
 	for b in 1 32; do
@@ -339,43 +378,34 @@ steps() {
 		step "nop_async_b$b" kgo $bin/nop_ring $size -batch $b -async
 		step "nop_async_b$b" io_uring $bin/nop_uring $size -batch $b -async
 	done
+	# Blocking work: kgo, CMWQ and a kthread per task, in one load
+	# (bench/kmod/blocking.c).
+	step blk kgo,system_wq,unbound_wq,kthread kmod_only blocking
 	# The fairness group: each against its goal (bench/fair).
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f
 	done
 	step fair_kgo_go kgo fair_kgo_go
 	step fair_pingpong_hog kgo kmod_only fair_pingpong_hog
-	# The net group: each size, every server in turn, one run of each
-	# at a time. Run in blocks of $runs, a server whose block met a
-	# slow spell of the host lost 10% against the next: the ratios of
-	# c10000 went from 0.91x to 1.18x between boots of one build. The
-	# order turns by one each round, so that no server always follows
-	# the same one (kthread's 10,000 exiting threads, say) or goes
-	# first into a fresh size.
+	# The net group: each size, every server.
 	for c in $net_sizes; do
-		net_runs=$runs runs=1 net_r=0
-		while [ $net_r -lt "$net_runs" ]; do
-			for impl in $(net_order $net_r); do
-				step "net_c$c" "$impl" net_run "$impl" "$c"
-			done
-			net_r=$((net_r + 1))
+		for impl in kgo go epoll kthread; do
+			step "net_c$c" "$impl" net_run "$impl" "$c"
 		done
-		runs=$net_runs
 	done
 	crc32c_steps
-	if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ]; then
-		runs_saved=$runs runs=1
-		step max_queued kgo max_queued
-		runs=$runs_saved
-	fi
 }
 
 echo "bench: $runs run(s) each$([ "$smoke" = 1 ] && echo ', smoke sizes'), $(nproc) CPUs, $(uname -r)"
 insmod /kgo/kgo.ko || report "KGO-FAIL insmod kgo.ko"
-count=1 total=0
+rm -f /tmp/bench.plan /tmp/bench.failed
 steps
-count=0 n=0
 report "KGO-BEGIN output bench"
-steps
+run_plan
+# The most goroutines queued: once, last (the structs stay with kgo
+# until it is unloaded), full mode only.
+if [ "$smoke" != 1 ] && [ -f /kgo/kgo_bench.ko ] && wanted max_queued; then
+	run_one 1 1 max_queued kgo max_queued
+fi
 report "KGO-END output bench rc=0"
 rmmod kgo || report "KGO-FAIL rmmod kgo"
