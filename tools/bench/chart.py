@@ -77,9 +77,11 @@ def nice_top(v):
 
 
 def plot_width(m):
-    """Two columns for a metric of more than four impls, else one."""
-    n = len(set(m["impls"]) | set(m.get("missing", {})))
-    return PLOT_W * 2 + GAP if n > 4 else PLOT_W
+    """Two columns for a metric of more than four impls, or of four with
+    a long name (system_wq, unbound_wq), else one."""
+    names = set(m["impls"]) | set(m.get("missing", {}))
+    wide = len(names) > 4 or len(names) == 4 and max(len(n) for n in names) > 7
+    return PLOT_W * 2 + GAP if wide else PLOT_W
 
 
 def plot(m, ref, colour, x0, y0):
