@@ -129,7 +129,8 @@ def plot(m, ref, colour, x0, y0):
     bw = min(36, plot_w / n - 6)
     for k, impl in enumerate(slots):
         cx = ax + plot_w * (k + 0.5) / n
-        name = impl if len(impl) <= 9 else impl[:8] + "."
+        room = max(9, int(plot_w / n / 6.5))    # characters at 10px
+        name = impl if len(impl) <= room else impl[:room - 1] + "."
         out.append(f'<text x="{cx:.1f}" y="{base + 13:.1f}" text-anchor="middle"'
                    f' font-size="10">{escape(name)}<title>{escape(impl)}</title></text>')
         s = m["impls"].get(impl)
