@@ -47,8 +47,10 @@
  * a 16 KiB stack each, 1.6 GiB of the 2 GiB test VM, and so is a parked
  * goroutine's; the row says so, as missing.
  *
- * The threads and memory are sampled every 10 ms while the run lasts;
- * the peak may fall between two samples, so both are lower bounds.
+ * The threads and memory are sampled every 10 ms while the run lasts,
+ * while the tasks are started as well as after (a kthread that sleeps
+ * 1 ms may have exited before the last one is started); the peak may
+ * fall between two samples, so both are lower bounds.
  */
 
 #include <linux/completion.h>
@@ -193,6 +195,25 @@ static s64 blk_mem_used(void)
 	return -(s64)global_zone_page_state(NR_FREE_PAGES) * PAGE_SIZE;
 }
 
+/* The peaks of a run, sampled at most every BLK_SAMPLE_MS. */
+struct blk_peak {
+	enum blk_impl impl;
+	unsigned long threads;
+	s64 mem;
+	u64 next;		/* ktime of the next sample */
+};
+
+static void blk_sample(struct blk_peak *pk, bool force)
+{
+	u64 now = ktime_get_ns();
+
+	if (!force && now < pk->next)
+		return;
+	pk->next = now + BLK_SAMPLE_MS * NSEC_PER_MSEC;
+	pk->threads = max(pk->threads, blk_count_threads(pk->impl));
+	pk->mem = max(pk->mem, blk_mem_used());
+}
+
 static int blk_start(struct blk_task *t, struct workqueue_struct *unbound)
 {
 	struct task_struct *k;
@@ -231,10 +252,11 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 			u64 n, struct workqueue_struct *unbound)
 {
 	const char *name = blk_impl_names[impl];
-	unsigned long threads0, threads_max;
+	struct blk_peak peak = { .impl = impl };
+	unsigned long threads0;
 	struct blk_run *run;
 	u64 i, t0, t1, *lat = NULL;
-	s64 mem0, mem_max;
+	s64 mem0;
 	char row[48];
 	int ret = 0;
 
@@ -264,9 +286,10 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 	}
 
 	threads0 = blk_count_threads(impl);
-	threads_max = threads0;
 	mem0 = blk_mem_used();
-	mem_max = mem0;
+	peak.threads = threads0;
+	peak.mem = mem0;
+	peak.next = ktime_get_ns() + BLK_SAMPLE_MS * NSEC_PER_MSEC;
 	t0 = ktime_get_ns();
 	for (i = 0; i < n; i++) {
 		ret = blk_start(&run->tasks[i], unbound);
@@ -276,9 +299,12 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 				complete(&run->done);
 			break;
 		}
+		/* Short-lived tasks (a kthread's) peak while they start. */
+		blk_sample(&peak, false);
 		if (!(i % 256))
 			cond_resched();
 	}
+	blk_sample(&peak, true);
 	/* An event waiter whose signaller never started waits for ever. */
 	if (ret && kind == BLK_EVENT && (i & 1)) {
 		if (impl == BLK_KGO)
@@ -286,10 +312,8 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 		else
 			complete(&run->tasks[i - 1].event);
 	}
-	while (!wait_for_completion_timeout(&run->done, msecs_to_jiffies(BLK_SAMPLE_MS))) {
-		threads_max = max(threads_max, blk_count_threads(impl));
-		mem_max = max(mem_max, blk_mem_used());
-	}
+	while (!wait_for_completion_timeout(&run->done, msecs_to_jiffies(BLK_SAMPLE_MS)))
+		blk_sample(&peak, false);
 	t1 = 0;
 	for (i = 0; i < n && !ret; i++) {
 		t1 = max(t1, run->tasks[i].t_end);
@@ -311,12 +335,12 @@ static void blk_run_one(const char *metric, enum blk_kind kind, enum blk_impl im
 	kgo_bench_report(row, name, "ns", lat[(n * 99 + 99) / 100 - 1], 1,
 			 "\"n\":%llu,\"max\":%llu", n, lat[n - 1]);
 	snprintf(row, sizeof(row), "%s_threads", metric);
-	kgo_bench_report(row, name, "threads", threads_max - threads0, 1,
+	kgo_bench_report(row, name, "threads", peak.threads - threads0, 1,
 			 "\"n\":%llu,\"before\":%lu", n, threads0);
 	snprintf(row, sizeof(row), "%s_mem", metric);
-	if (mem_max > mem0)
-		kgo_bench_report(row, name, "B/task", mem_max - mem0, n,
-				 "\"n\":%llu,\"peak_bytes\":%lld", n, mem_max - mem0);
+	if (peak.mem > mem0)
+		kgo_bench_report(row, name, "B/task", peak.mem - mem0, n,
+				 "\"n\":%llu,\"peak_bytes\":%lld", n, peak.mem - mem0);
 	else
 		kgo_bench_report_missing(row, name, "B/task",
 					 "free pages did not fall: memory came from pools filled before, or others freed more",

@@ -77,9 +77,11 @@ def nice_top(v):
 
 
 def plot_width(m):
-    """Two columns for a metric of more than four impls, else one."""
-    n = len(set(m["impls"]) | set(m.get("missing", {})))
-    return PLOT_W * 2 + GAP if n > 4 else PLOT_W
+    """Two columns for a metric of more than four impls, or of four with
+    a long name (system_wq, unbound_wq), else one."""
+    names = set(m["impls"]) | set(m.get("missing", {}))
+    wide = len(names) > 4 or len(names) == 4 and max(len(n) for n in names) > 7
+    return PLOT_W * 2 + GAP if wide else PLOT_W
 
 
 def plot(m, ref, colour, x0, y0):
@@ -127,7 +129,8 @@ def plot(m, ref, colour, x0, y0):
     bw = min(36, plot_w / n - 6)
     for k, impl in enumerate(slots):
         cx = ax + plot_w * (k + 0.5) / n
-        name = impl if len(impl) <= 9 else impl[:8] + "."
+        room = max(9, int(plot_w / n / 6.5))    # characters at 10px
+        name = impl if len(impl) <= room else impl[:room - 1] + "."
         out.append(f'<text x="{cx:.1f}" y="{base + 13:.1f}" text-anchor="middle"'
                    f' font-size="10">{escape(name)}<title>{escape(impl)}</title></text>')
         s = m["impls"].get(impl)
