@@ -127,7 +127,7 @@ void kgo_bench_fair_kgo_go(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_pingpong_hog(const struct kgo_bench_cfg *cfg);
 void kgo_bench_blocking(const struct kgo_bench_cfg *cfg);
 
-/* switch_asm.S: kmod/switch.S, assembled under names of our own. */
+/* switch_asm.S: kmod/switch_64.S, assembled under names of our own. */
 void *kgo_bench_switch(unsigned long *save_sp, unsigned long *load_sp, void *prev);
 void kgo_bench_g_entry(void);
 void __noreturn kgo_bench_g_main(void *arg);

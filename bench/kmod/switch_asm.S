@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kgo's stack switch, kmod/switch.S itself, assembled into this module
+ * kgo's stack switch, kmod/switch_64.S itself, assembled into this module
  * under names of its own, so that switch_raw times the very instructions
  * kgo runs. kgo exports neither kgo_switch nor kgo_g_entry, and its
  * kgo_g_entry calls kgo's kgo_g_main: the defines give us our own
@@ -11,4 +11,4 @@
 #define kgo_g_entry	kgo_bench_g_entry
 #define kgo_g_main	kgo_bench_g_main
 
-#include "../../kmod/switch.S"
+#include "../../kmod/switch_64.S"

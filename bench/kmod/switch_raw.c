@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "switch_raw", ns per switch: kgo's stack switch (kmod/switch.S, see
+ * "switch_raw", ns per switch: kgo's stack switch (kmod/switch_64.S, see
  * switch_asm.S) alone, back and forth between this thread's stack and
  * one other, in a tight loop: the floor under every goroutine switch,
  * with no scheduler around it. As in kgo, each switch first points
