@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -456,6 +457,165 @@ judge:
 		EXPECT_EQ(0, book_missing(b));
 		EXPECT_EQ(b->accepted, b->done);
 	}
+}
+
+/*
+ * An unprivileged user in a cgroup with memory.max = 64M makes rings,
+ * then goroutines (SLEEP tasks), until kgo refuses each: -EAGAIN (a
+ * per-user cap) or -ENOMEM (the budget or the cgroup), never an OOM
+ * kill. Meanwhile memory.current stays under the limit, and a root
+ * process outside the cgroup still gets its NOPs done.
+ */
+#define FILL_MAX	(64ULL * 1024 * 1024)
+#define FILL_FDS	256
+#define FILL_BATCH	256
+#define FILL_TASKS	(1 << 20)
+#define NOBODY		65534
+
+/*
+ * Shared with the child, and touched by the parent first: the child's
+ * cgroup is full, and a page it faulted in, or a pipe's buffer it wrote,
+ * would be its own OOM kill, not kgo's doing.
+ */
+struct fill {
+	int ring_err, g_err, setup_err;
+	uint64_t rings, submitted;
+	int ready, go;		/* __atomic: the other process writes it */
+};
+
+/* Returns a refusal's errno found among what completed on @fd, else 0. */
+static int fill_refused(int fd)
+{
+	struct kgo_completion c[64];
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t r;
+	int i;
+
+	while (poll(&p, 1, 0) == 1) {
+		r = read(fd, c, sizeof(c));
+		if (r <= 0)
+			return 0;
+		for (i = 0; i < r / (ssize_t)sizeof(c[0]); i++)
+			if (c[i].status == -ENOMEM || c[i].status == -EAGAIN)
+				return -c[i].status;
+	}
+	return 0;
+}
+
+static void filler(struct fill *sh)
+{
+	struct kgo_task t[FILL_BATCH];
+	int fd, i, n;
+
+	if (write_str(CG "/cgroup.procs", "0") || setgroups(0, NULL) ||
+	    setgid(NOBODY) || setuid(NOBODY)) {
+		sh->setup_err = errno ?: EINVAL;
+		_exit(2);
+	}
+	for (i = 0; i < FILL_FDS; i++) {
+		struct kgo_ring_params p = {
+			.size = sizeof(p), .sq_entries = 64, .cq_entries = 4096,
+		};
+
+		fd = open(KGO_DEVICE_PATH, O_RDWR);
+		if (fd < 0 || ioctl(fd, KGO_IOC_RING_SETUP, &p)) {
+			sh->ring_err = errno;
+			if (fd >= 0)
+				close(fd);
+			break;
+		}
+		sh->rings++;
+	}
+	fd = open(KGO_DEVICE_PATH, O_RDWR);
+	if (fd < 0) {
+		sh->setup_err = errno;
+		_exit(3);
+	}
+	for (i = 0; i < FILL_BATCH; i++)
+		t[i] = (struct kgo_task){ .kind = KGO_TASK_SLEEP, .args = { KGO_SLEEP_MAX_NS } };
+	while (sh->submitted < FILL_TASKS) {
+		n = submit(fd, t, FILL_BATCH);
+		if (n < 0) {
+			sh->g_err = errno;
+			break;
+		}
+		sh->submitted += n;
+		sh->g_err = fill_refused(fd);
+		if (sh->g_err)
+			break;
+	}
+	/* Holding all of it while the parent looks. */
+	__atomic_store_n(&sh->ready, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&sh->go, __ATOMIC_ACQUIRE))
+		usleep(10000);
+	_exit(0);
+}
+
+TEST_F_TIMEOUT(memcg, user_fills_its_cgroup, 300)
+{
+	struct kgo_task nop[64];
+	struct kgo_completion cc[64];
+	int status = 0, done = 0, i;
+	long long cur = -1, peak = -1;
+	struct fill *sh;
+	struct stat st;
+	bool exited = false;
+
+	if (self->skip[0])
+		SKIP(return, "%s", self->skip);
+	ASSERT_EQ(0, cg_write("memory.max", "67108864"));
+	ASSERT_EQ(0, stat(KGO_DEVICE_PATH, &st));
+	ASSERT_EQ(0, chmod(KGO_DEVICE_PATH, 0666));
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	memset(sh, 0, sizeof(*sh));
+	self->child = fork();
+	ASSERT_LE(0, self->child);
+	if (!self->child)
+		filler(sh);
+	/* The child holds what it got: look, then let it go. */
+	for (i = 0; i < 60000 && !__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE) && !exited; i++) {
+		usleep(10000);
+		exited = waitpid(self->child, &status, WNOHANG) == self->child;
+	}
+	EXPECT_TRUE(__atomic_load_n(&sh->ready, __ATOMIC_ACQUIRE));
+	cur = cg_read("memory.current");
+	peak = cg_read("memory.peak");	/* absent before 5.19 */
+	/* Root, outside the cgroup: its NOPs still complete. */
+	for (i = 0; i < 64; i++)
+		nop[i] = (struct kgo_task){ .kind = KGO_TASK_NOP, .tag = i };
+	EXPECT_EQ(64, submit(self->mon, nop, 64));
+	while (done < 64) {
+		struct pollfd p = { .fd = self->mon, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 10000) != 1)
+			break;
+		r = read(self->mon, cc, sizeof(cc));
+		if (r <= 0)
+			break;
+		for (i = 0; i < r / (ssize_t)sizeof(cc[0]); i++)
+			EXPECT_EQ(0, cc[i].status);
+		done += r / sizeof(cc[0]);
+	}
+	EXPECT_EQ(64, done);
+	__atomic_store_n(&sh->go, 1, __ATOMIC_RELEASE);
+	if (!exited)
+		ASSERT_EQ(self->child, waitpid(self->child, &status, 0));
+	self->child = 0;
+	chmod(KGO_DEVICE_PATH, st.st_mode & 07777);
+	TH_LOG("%llu rings (then %s), %llu tasks (then %s); memory.current %lld, peak %lld",
+	       (unsigned long long)sh->rings, strerror(sh->ring_err),
+	       (unsigned long long)sh->submitted, strerror(sh->g_err), cur, peak);
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child: status %#x, set-up errno %d", status, sh->setup_err);
+	EXPECT_TRUE(sh->ring_err == EAGAIN || sh->ring_err == ENOMEM);
+	EXPECT_TRUE(sh->g_err == EAGAIN || sh->g_err == ENOMEM);
+	EXPECT_LT(0, cur);
+	EXPECT_GE((long long)FILL_MAX, cur);	/* at most the limit, which it reaches */
+	if (peak >= 0)
+		EXPECT_GE((long long)FILL_MAX, peak);
+	munmap(sh, sizeof(*sh));
 }
 
 TEST_HARNESS_MAIN
