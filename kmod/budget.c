@@ -195,6 +195,7 @@ static void kgo_budget_give(struct kgo_p *p, long bytes)
 		return;
 	}
 	WRITE_ONCE(p->budget_credit, credit);
+	/* Pairs with smp_mb() in kgo_stackwait_add(); the other branch has the _return. */
 	smp_mb();
 }
 

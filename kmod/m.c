@@ -100,11 +100,10 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_this_m_slow);
  */
 void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p)
 {
+	/* Racy on purpose: p->m is stable only if @m holds @p, as checked. */
 	WARN_ONCE(data_race(p->m) != m, "kgo: M %llu uses P %d, held by another M\n",
 		  m->id, p->id);
 }
-
-
 
 /* The M is exiting: no hint may name it once it is freed. */
 static void kgo_m_forget(struct kgo_m *m)
@@ -185,6 +184,7 @@ void kgo_m_park(struct kgo_m *m)
 	trace_kgo_m_park(m->id, m->home->cpu);
 	for (;;) {
 		set_current_state(TASK_IDLE);
+		/* Pairs with the release in kgo_m_wake(): m->nextp... are ours. */
 		if (smp_load_acquire(&m->woken))
 			break;
 		schedule();
@@ -206,6 +206,7 @@ void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning)
 	trace_kgo_m_wake(m->id, m->home->cpu, p ? p->id : -1);
 	m->nextp = p;
 	m->nextp_spinning = spinning;
+	/* Publishes m->nextp...: pairs with the acquire in kgo_m_park(). */
 	smp_store_release(&m->woken, true);
 	wake_up_process(m->task);
 }

@@ -128,6 +128,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_slice_ms);
  */
 static u64 kgo_m_cputime(const struct kgo_m *m)
 {
+	/* Unmarked writes by the scheduler: a hint, as said above. */
 	return data_race(m->task->se.sum_exec_runtime);
 }
 

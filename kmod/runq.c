@@ -230,10 +230,11 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_runqput);
  * __kgo_runqget() with Gs on the fresh stack: if the monitor saw
  * neither the ring's head nor the stack's oldest move for ten slices,
  * the ring's head, or if none, the oldest fresh G (a mark may outlive
- * what it was for: then one other G runs early); else the ring's head if it ran before and was queued
- * before the newest fresh G was pushed, else that G. With @published,
- * the caller's schedule, it first lets an idle P or a spinning M have
- * the older half of the stack, and sets *@published if it did.
+ * what it was for: then one other G runs early); else the ring's head
+ * if it ran before and was queued before the newest fresh G was pushed,
+ * else that G. With @published, the caller's schedule, it first lets an
+ * idle P or a spinning M have the older half of the stack, and sets
+ * *@published if it did.
  */
 struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool *published)
 {
@@ -250,6 +251,7 @@ struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool *published)
 		kgo_pstat_inc(p, fresh_aged);
 		/* The ring's head first: it may be what has waited. */
 		for (;;) {
+			/* Acquire: pairs with other consumers' release, as below. */
 			h = smp_load_acquire(&p->runqhead);
 			if (p->runqtail == h)
 				break;
@@ -300,7 +302,6 @@ struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
 	return __kgo_runqget(p, inherit, NULL);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqget);
-
 
 /*
  * A thief copies half of @p2's ring into @batch starting at slot
@@ -377,7 +378,7 @@ static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
  * now, the rest queued on @p; NULL if nothing was stolen.
  */
 struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2,
-					     bool stealnext)
+			    bool stealnext)
 {
 	u32 t = p->runqtail;
 	u32 n = kgo_runqgrab(p2, p->runq, t, stealnext);
@@ -447,6 +448,7 @@ u32 kgo_runqlen(struct kgo_p *p)
 {
 	return kgo_runq_ringlen(p) + !!READ_ONCE(p->runnext) + kgo_fresh_len(p);
 }
+EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
 
 /**
  * kgo_runqempty_all() - whether @p has no G queued at all
@@ -462,7 +464,6 @@ bool kgo_runqempty_all(struct kgo_p *p)
 	return !kgo_fresh_len(p) && kgo_runqempty(p);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_runqempty_all);
-EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
 
 /* The global queue. Context: sched->lock held. */
 void kgo_globrunqput(struct kgo_sched *sched, struct kgo_g *g)

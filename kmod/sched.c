@@ -773,6 +773,7 @@ s64 kgo_galive(struct kgo_sched *sched)
 
 	for (i = 0; i < sched->nprocs; i++)
 		finished += READ_ONCE(sched->allp[i]->stats.gfinished);
+	/* Exits, then spawns: the writers' side is the queue's, see above. */
 	smp_rmb();
 	created = atomic64_read(&sched->ext_created);
 	for (i = 0; i < sched->nprocs; i++)
