@@ -48,6 +48,7 @@
 #include <linux/atomic.h>
 #include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -227,7 +228,7 @@ int kgo_ready(struct kgo_g *g);
  * Initialise with kgo_wg_init(). Fields are private.
  */
 struct kgo_waitgroup {
-	spinlock_t lock;
+	spinlock_t lock;	/* @waiters, @state's waiters flag */
 	atomic_long_t state;
 	struct list_head waiters;
 };
@@ -300,7 +301,7 @@ static inline int kgo_wg_wait(struct kgo_waitgroup *wg)
  * first waiter. Fields are private; DEFINE_KGO_MUTEX or kgo_mutex_init().
  */
 struct kgo_mutex {
-	spinlock_t lock;
+	spinlock_t lock;	/* @locked, @waiters */
 	bool locked;
 	struct list_head waiters;
 };
@@ -309,6 +310,7 @@ struct kgo_mutex {
 	.lock = __SPIN_LOCK_UNLOCKED(name.lock),			\
 	.waiters = LIST_HEAD_INIT(name.waiters),			\
 }
+
 #define DEFINE_KGO_MUTEX(name)	struct kgo_mutex name = KGO_MUTEX_INIT(name)
 
 void kgo_mutex_init(struct kgo_mutex *m);
@@ -398,7 +400,7 @@ int kgo_sleep(u64 ns);
 struct kgo_ctx {
 	int err;
 	struct kgo_ctx *parent;
-	spinlock_t lock;
+	spinlock_t lock;	/* @waiters */
 	struct list_head waiters;
 };
 
@@ -472,7 +474,7 @@ struct kgo_chan;
  */
 struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp);
 #define KGO_CHAN_ELEM_MAX	4096
-#define KGO_CHAN_CAP_MAX	(1U << 20)
+#define KGO_CHAN_CAP_MAX	SZ_1M	/* a count, not a bit */
 
 /**
  * kgo_chan_destroy() - free a channel nobody uses any more
@@ -542,6 +544,7 @@ struct kgo_select_case {
 	bool ok;
 	int err;
 };
+
 #define KGO_SELECT_MAX	64
 
 /**

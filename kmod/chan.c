@@ -172,7 +172,7 @@ int kgo_chan_destroy(struct kgo_chan *c)
 	 * Waiters hold pointers into it: freeing it would be a use after
 	 * free in each. Leak it instead; closing it first frees them.
 	 */
-	if (WARN_ONCE(busy, "kgo: kgo_chan_destroy() of a channel with waiters\n"))
+	if (WARN_ONCE(busy, "kgo: %s() of a channel with waiters\n", __func__))
 		return -EBUSY;
 	kvfree(c);
 	return 0;
@@ -399,7 +399,7 @@ static void kgo_sel_unlock(void *arg)
 	struct kgo_sel *sel = arg;
 	unsigned int i = sel->nlocks;
 	bool nested = i > 1;
-	spinlock_t *first;
+	spinlock_t *first;	/* the outer lock, released last */
 
 	if (!i)
 		return;

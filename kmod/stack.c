@@ -56,6 +56,7 @@
 #include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
@@ -90,7 +91,7 @@ struct kgo_pooled_stack {
 
 #define KGO_STACK_BATCH		(KGO_STACK_CACHE_MAX / 2)
 #define KGO_STACK_POOL_DEFAULT	4096
-#define KGO_STACK_POOL_LIMIT	(1 << 20)
+#define KGO_STACK_POOL_LIMIT	SZ_1M	/* a count, not a bit: an int, printed with %d */
 #define KGO_STACK_DECAY_CHUNK	64
 
 static unsigned int stack_pool_max = KGO_STACK_POOL_DEFAULT;
@@ -103,7 +104,7 @@ MODULE_PARM_DESC(stack_pool_max,
  * the other way; neither is taken from interrupts.
  */
 static struct {
-	spinlock_t lock;
+	spinlock_t lock;		/* the fields marked "lock" */
 	struct kgo_pooled_stack *head;	/* lock */
 	unsigned int n;			/* lock; READ_ONCE for the shrinker */
 	unsigned int low;		/* lock: least n since the last decay */

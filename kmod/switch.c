@@ -644,7 +644,7 @@ void kgo_exit(void)
 {
 	struct kgo_m *m = in_task() ? kgo_this_m() : NULL;
 
-	if (WARN_ONCE(!m || !m->curg, "kgo_exit() outside a goroutine\n"))
+	if (WARN_ONCE(!m || !m->curg, "%s() outside a goroutine\n", __func__))
 		return;
 	m = kgo_exiting_m();
 	kgo_goexit(m, m->curg);
