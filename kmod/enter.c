@@ -84,8 +84,10 @@ static void kgo_ring_inline(struct kgo_session *s, struct kgo_ring *r,
 	struct kgo_completion *c;
 	u32 cpu = ~0U;
 
-	if (timed)
-		start = end = ktime_get_ns();
+	if (timed) {
+		start = ktime_get_ns();
+		end = start;
+	}
 	if (!err) {
 		cpu = raw_smp_processor_id();
 		if (t->kind != KGO_TASK_NOP) {

@@ -138,6 +138,7 @@ static __always_inline struct kgo_m *kgo_this_m(void)
 	preempt_enable_notrace();
 	return likely(mine) ? m : kgo_this_m_slow();
 }
+
 /*
  * The M running the calling G, or NULL outside a G. The M may hold no P
  * (block.c, hog.c): callers that would use the P take it with
@@ -160,6 +161,7 @@ static inline struct kgo_m *kgo_g_m(void)
 	m = kgo_this_m();
 	return m && m->curg && !m->blocking ? m : NULL;
 }
+
 /*
  * Sets this CPU's hint to @m. Context: the M, about to switch to a
  * goroutine, interrupts off (so the CPU cannot change under the per-CPU

@@ -128,6 +128,7 @@ static inline void kgo_ring_post_commit(struct kgo_ring *r)
 	smp_store_release(r->cq_tail, r->cq_ktail + 1);
 	WRITE_ONCE(r->cq_ktail, r->cq_ktail + 1);
 }
+
 void kgo_ring_wake(struct kgo_ring *r);
 int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns);
 bool kgo_ring_cq_pending(struct kgo_ring *r);

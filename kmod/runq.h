@@ -33,7 +33,6 @@ static inline u32 kgo_fresh_len(const struct kgo_p *p)
 	return READ_ONCE(p->freshtail) - READ_ONCE(p->freshhead);
 }
 
-
 /**
  * kgo_runqput_tail() - kgo_runqput(@p, @g, false), inline up to a full ring
  * @p: the caller's P
@@ -59,7 +58,7 @@ static __always_inline void kgo_runqput_tail(struct kgo_p *p, struct kgo_g *g)
 
 /* kgo_runqget(), inline for the owner's schedule; see runq.c. */
 static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inherit,
-						     bool *published)
+						   bool *published)
 {
 	struct kgo_g *next = READ_ONCE(p->runnext);
 	u32 h, t;

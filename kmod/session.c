@@ -654,8 +654,9 @@ int kgo_session_wait(struct kgo_session *s, u32 min, u64 timeout_ns, u32 *ready)
 			ret = wait_event_interruptible(s->wq, kgo_session_waited(s, min));
 		else
 			ret = wait_event_interruptible_hrtimeout(s->wq,
-				kgo_session_waited(s, min),
-				ns_to_ktime(min_t(u64, timeout_ns, KTIME_MAX)));
+								 kgo_session_waited(s, min),
+								 ns_to_ktime(min_t(u64, timeout_ns,
+										   KTIME_MAX)));
 	}
 	*ready = READ_ONCE(s->ndone);
 	if (ret == -ETIME)

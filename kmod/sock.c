@@ -12,9 +12,9 @@
  * wait lists of its struct kgo_sock, one for reading (recv, accept) and
  * one for writing (send, connect), and the socket's own readiness
  * callbacks, which the network stack calls from softirq as data, acks,
- * connections and errors arrive, make it runnable again. No M sleeps while a goroutine waits for the
- * network; a thread that calls the same functions sleeps as it would in
- * the kernel's own calls.
+ * connections and errors arrive, make it runnable again. No M sleeps
+ * while a goroutine waits for the network; a thread that calls the same
+ * functions sleeps as it would in the kernel's own calls.
  *
  * Go's netpoller asks epoll, in findRunnable, which descriptors became
  * ready. The kernel has no such list to ask: readiness is pushed to

@@ -95,6 +95,7 @@ static inline void kgo_waiter_destroy(struct kgo_waiter *w)
 	if (w->timeout_ns != KGO_FOREVER)
 		kgo_waiter_destroy_timer(w);
 }
+
 /*
  * Claims the wake-up of @w for @why. Context: any; for a single waiter,
  * under the lock of its queue. Inline: a channel hand-off makes it.
