@@ -479,7 +479,8 @@ static void kgo_block_burst_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 	/* All 8 asleep at once, and nothing waited for a sleeper to wake. */
 	KUNIT_EXPECT_EQ_MSG(test, blockers, BURST_BLOCKERS,
-			    "%d of %d nops ran while %d blockers slept", nops, BURST_NOPS, blockers);
+			    "%d of %d nops ran while %d blockers slept",
+			    nops, BURST_NOPS, blockers);
 	KUNIT_EXPECT_EQ(test, nops, BURST_NOPS);
 	KUNIT_EXPECT_GE(test, KGO_TEST_PSTAT(handoffs) - handoffs, (u64)BURST_BLOCKERS);
 	for (i = 0; i < BURST_BLOCKERS; i++)
@@ -687,8 +688,11 @@ static void kgo_block_calls_inside_test(struct kunit *test)
 		kgo_wg_init(&x->wg);
 		kgo_wg_add(&x->wg, INSIDE_GS);
 		atomic_set(&x->ran, 0);
-		x->spawned = x->recvd = x->sum = 0;
-		x->park = x->wait = 1;
+		x->spawned = 0;
+		x->recvd = 0;
+		x->sum = 0;
+		x->park = 1;
+		x->wait = 1;
 		KUNIT_ASSERT_EQ(test, kgo_test_run_in_g(inside_g, x, LONG_MS), 0);
 		KUNIT_EXPECT_NOT_NULL(test, x->self);
 		KUNIT_EXPECT_PTR_EQ(test, x->self_inside, x->self);

@@ -1010,7 +1010,6 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 		   n, local, global, freed);
 }
 
-
 /*
  * A spawner outside any P takes a batch of dead Gs off the global list
  * at its first spawn, under one lock, and spends it on the next ones;
@@ -1149,11 +1148,11 @@ static void kgo_sched_quiesce_test(struct kunit *test)
 
 		/* To the kernel log: a case's own log holds only 512 bytes. */
 		pr_info("P%d: created %llu started %llu finished %llu ticks %llu runnext %llu global %llu\n",
-			   i, st->gcreated, st->gstarted, st->gfinished, st->schedticks,
-			   st->runnext_hits, st->globrunq_takes);
+			i, st->gcreated, st->gstarted, st->gfinished, st->schedticks,
+			st->runnext_hits, st->globrunq_takes);
 		pr_info("P%d: steal tries %llu steals %llu stolen %llu parks %llu readies %llu yields %llu mparks %llu mwakes %llu spinning %llu\n",
-			   i, st->steal_attempts, st->steals, st->stolen, st->parks,
-			   st->readies, st->yields, st->mparks, st->mwakes, st->spinning);
+			i, st->steal_attempts, st->steals, st->stolen, st->parks,
+			st->readies, st->yields, st->mparks, st->mwakes, st->spinning);
 	}
 	kgo_sched_snapshot(&s);
 	kunit_info(test, "Ps %d idle %d Ms %u idle %u spinning %d\n",

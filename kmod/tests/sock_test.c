@@ -492,7 +492,7 @@ static void kgo_sock_pingpong_test(struct kunit *test)
 	/* End of stream: the goroutine's recv returns 0 and it ends. */
 	kernel_sock_shutdown(peer, SHUT_WR);
 	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&e.done,
-							   msecs_to_jiffies(2 * SLOW_MS)));
+							    msecs_to_jiffies(2 * SLOW_MS)));
 	KUNIT_EXPECT_EQ(test, e.err, 0);
 	KUNIT_EXPECT_EQ(test, e.rounds, PINGPONG_ROUNDS);
 	sock_release(peer);
@@ -728,4 +728,5 @@ static struct kunit_suite kgo_sock_suite = {
 	.name = "kgo_sock",
 	.test_cases = kgo_sock_cases,
 };
+
 kunit_test_suites(&kgo_sock_suite);

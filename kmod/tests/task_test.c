@@ -253,7 +253,9 @@ static const struct kgo_task long_tasks[] = {
 	/* 4161 nodes: may finish before the cancel, then in full. */
 	{ .kind = KGO_TASK_SPAWN, .args = { KGO_SPAWN_MAX_FANOUT, 2 } },
 };
+
 #define NLONG	ARRAY_SIZE(long_tasks)
+
 /*
  * A cancelled task must end before its own length: 10 s for the timed
  * kinds, far longer for the counted ones; SPIN's 1 s is checked by its
