@@ -232,21 +232,23 @@ static uint64_t gstarted(struct __test_metadata *_metadata, int fd)
 }
 
 /* Handoffs of blocked Ms' Ps so far (debugfs); 0 without debugfs. */
-static unsigned long long handoffs(void)
+static unsigned long long read_handoffs(void)
 {
 	FILE *f = fopen("/sys/kernel/debug/kgo/procs", "r");
 	unsigned long long n = 0;
 	char line[2048], *h;
 
-	while (f && fgets(line, sizeof(line), f))
-		if ((h = strstr(line, " handoffs=")))
+	while (f && fgets(line, sizeof(line), f)) {
+		h = strstr(line, " handoffs=");
+		if (h)
 			n += strtoull(h + strlen(" handoffs="), NULL, 10);
+	}
 	if (f)
 		fclose(f);
 	return n;
 }
 
-static unsigned int max_ms_per_cpu(void)
+static unsigned int read_max_ms_per_cpu(void)
 {
 	FILE *f = fopen("/sys/module/kgo/parameters/max_ms_per_cpu", "r");
 	unsigned int cap = 0;
@@ -278,8 +280,8 @@ static unsigned int max_ms_per_cpu(void)
  */
 TEST_F_TIMEOUT(kgo, blocked_ms_let_ps_go, 120)
 {
-	unsigned int cap = max_ms_per_cpu(), nblock = 3 * self->nprocs, got = 0;
-	unsigned long long h0 = handoffs();
+	unsigned int cap = read_max_ms_per_cpu(), nblock = 3 * self->nprocs, got = 0;
+	unsigned long long h0 = read_handoffs();
 	uint64_t base, t0, started, all_started, first_spin = UINT64_MAX, last_spin = 0;
 	struct kgo_cancel cancel = {
 		.size = sizeof(cancel), .flags = KGO_CANCEL_ALL | KGO_CANCEL_RUNNING,
@@ -357,7 +359,7 @@ TEST_F_TIMEOUT(kgo, blocked_ms_let_ps_go, 120)
 	TH_LOG("%u BLOCK tasks blocked at once on %u Ps: all started %llu ms after the submission; %u ms of CPU work then ran in %llu ms; %llu handoffs",
 	       nblock, self->nprocs, (unsigned long long)all_started / 1000000,
 	       (unsigned int)(GO_SPIN * GO_SPIN_NS / 1000000),
-	       (unsigned long long)(last_spin - first_spin) / 1000000, handoffs() - h0);
+	       (unsigned long long)(last_spin - first_spin) / 1000000, read_handoffs() - h0);
 	free(c);
 	free(t);
 }

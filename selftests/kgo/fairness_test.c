@@ -211,9 +211,8 @@ TEST_F(kgo, other_session)
 		ahead += !ca[i].status && ca[i].started_ns > c.queued_ns &&
 			 ca[i].ended_ns < c.ended_ns;
 	}
-	TH_LOG("NOP on fd B behind %u ms of SPIN on fd A: %llu us, %u of A's went ahead, "
-	       "%u cancelled", n, (unsigned long long)(c.ended_ns - c.queued_ns) / 1000,
-	       ahead, cancel.cancelled);
+	TH_LOG("NOP on fd B behind %u ms of SPIN on fd A: %llu us, %u of A's went ahead, %u cancelled",
+	       n, (unsigned long long)(c.ended_ns - c.queued_ns) / 1000, ahead, cancel.cancelled);
 	EXPECT_GT(n / 4, ahead);
 	close(b);
 	free(ca);
@@ -286,8 +285,7 @@ TEST_F(kgo, pingpong_hog)
 		if (++nhog == self->nprocs)
 			ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, &cancel));
 	}
-	TH_LOG("hog %llu (%llu turns), light %llu (%llu turns) over the hogs' %llu ms: "
-	       "ratio %.2f, %u Ps",
+	TH_LOG("hog %llu (%llu turns), light %llu (%llu turns) over the hogs' %llu ms: ratio %.2f, %u Ps",
 	       (unsigned long long)hog, (unsigned long long)hog / HOG_LOOP,
 	       (unsigned long long)light, (unsigned long long)light / LIGHT_LOOP,
 	       (unsigned long long)(last - first) / MSEC,

@@ -254,6 +254,7 @@ TEST_F(ring, nop)
 	put(&self->r, KGO_TASK_NOP, 43);
 	ASSERT_EQ(1, kgo_ring_submit(&self->r));
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+
 	EXPECT_EQ(1, poll(&pfd, 1, 10000));
 	EXPECT_EQ(1, kgo_ring_cq_ready(&self->r));
 }

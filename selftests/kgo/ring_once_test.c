@@ -175,7 +175,7 @@ static void *submitter(void *arg)
 		struct kgo_task *t;
 
 		if (now_ns() > sd->run->deadline) {
-			fail(sd->run, "submitter: deadline, at tag %llu", (unsigned long long)tag);
+			fail(sd->run, "%s: deadline, at tag %llu", __func__, (unsigned long long)tag);
 			break;
 		}
 		while (tag < sd->end && (t = kgo_ring_get_sqe(r))) {
@@ -206,7 +206,7 @@ static void *reaper(void *arg)
 		int ret;
 
 		if (now_ns() > sd->run->deadline) {
-			fail(sd->run, "reaper: deadline, %llu of %llu reaped",
+			fail(sd->run, "%s: deadline, %llu of %llu reaped", __func__,
 			     (unsigned long long)sd->reaped, (unsigned long long)want);
 			break;
 		}
