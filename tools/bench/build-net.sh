@@ -20,7 +20,7 @@ kdir=$(stock_kdir "${KGO_BENCH_KERNEL:-stock}")
 mkdir -p "$dst" "$1/bench"
 cp "$src/kthread_echo.c" "$src/Kbuild" "$dst/"
 log=$dst/build.log
-if ! make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
+if ! kbuild_run "$kdir" make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
 	cat "$log" >&2
 	die "bench/net: kthread_echo.ko build against $kdir failed"
 fi
