@@ -35,6 +35,8 @@
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
+#include "compat.h"	/* kmod/compat.h: kernel_bind() across 6.19 */
+
 #define KECHO_BUF_SIZE	4096
 
 static ushort port = 7007;
@@ -224,7 +226,7 @@ static int __init kecho_init(void)
 	if (err)
 		return err;
 	sock_set_reuseaddr(kecho.lsock->sk);
-	err = kernel_bind(kecho.lsock, (struct sockaddr *)&sa, sizeof(sa));
+	err = kgo_kernel_bind(kecho.lsock, &sa, sizeof(sa));
 	if (!err)
 		err = kernel_listen(kecho.lsock, 4096);
 	if (err) {

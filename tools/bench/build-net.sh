@@ -19,6 +19,8 @@ kdir=$(stock_kdir "${KGO_BENCH_KERNEL:-stock}")
 
 mkdir -p "$dst" "$1/bench"
 cp "$src/kthread_echo.c" "$src/Kbuild" "$dst/"
+mkdir -p "$dst/kmod-compat"
+cp "$KGO_TOP/kmod/compat.h" "$dst/kmod-compat/"
 log=$dst/build.log
 if ! kbuild_run "$kdir" make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
 	cat "$log" >&2
