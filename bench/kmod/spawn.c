@@ -176,7 +176,11 @@ static int spawn_workqueue(u64 n, u64 *done, u64 *ns)
 	 * kgo's Ms are bound too. A queue of our own rather than system_wq
 	 * only so that destroying it waits for our items alone.
 	 */
+#ifdef KGO_BENCH_WQ_PERCPU
+	wq = alloc_workqueue("kgo_bench", WQ_PERCPU, 0);
+#else
 	wq = alloc_workqueue("kgo_bench", 0, 0);
+#endif
 	if (!wq)
 		return -ENOMEM;
 	works = kvmalloc_array(n, sizeof(*works), GFP_KERNEL);
