@@ -24,13 +24,23 @@
 #   make style        checkpatch.pl over the project's C files, the core's layering (tools/callgraph.py)
 #   make sparse       sparse (C=2) over the module
 #   make install      kgo.ko alone into /lib/modules/<its kernel>/ (extra/
-#                     or, from 6.6, updates/), and depmod: modprobe kgo
+#                     or, from 6.6, updates/), and depmod: modprobe kgo;
+#                     and the module author's kit (install-kit)
+#   make install-kit  include/kgo.h into /usr/src/kgo-<VERSION>/include/,
+#                     kgo's Module.symvers into /usr/src/kgo-<VERSION>/
+#                     <its kernel>/ (KGO_BUILT=DIR: of the kgo.ko built
+#                     there); what samples/hello/Makefile builds against
 #   make dkms         DKMS: add, build and install kgo.ko for $(KVER) (and
 #                     for kernels installed later); make dkms-remove
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 TOP := $(CURDIR)
+KGO_VERSION := $(shell cat $(TOP)/VERSION)
+# Everything install puts outside /lib/modules goes below the same root
+# as the module: DESTDIR, else INSTALL_MOD_PATH, else /.
+KGO_KIT := $(or $(DESTDIR),$(INSTALL_MOD_PATH))/usr/src/kgo-$(KGO_VERSION)
+KGO_BUILT ?= $(TOP)
 
 all: modules
 
@@ -58,6 +68,20 @@ install: kdir-exists
 	$(MAKE) -C $(KDIR) M=$(TOP) KERNELRELEASE=$$rel \
 	  $(if $(wildcard $(KDIR)/certs/signing_key.x509),,CONFIG_MODULE_SIG_ALL=) modules_install && \
 	depmod $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $$rel
+	$(MAKE) install-kit
+
+# What a module that calls kgo builds with, where DKMS's kgo also has it
+# (tools/dkms.sh): the header once per version, the symbol versions once
+# per kernel, beside each other as ZFS lays out /usr/src/zfs-VERSION.
+# Only kgo.ko's lines of Module.symvers: a build with the test modules
+# lists theirs too.
+install-kit:
+	rel=$$(modinfo -F vermagic $(KGO_BUILT)/kmod/kgo.ko | cut -d' ' -f1) && \
+	install -D -m 644 $(TOP)/include/kgo.h $(KGO_KIT)/include/kgo.h && \
+	mkdir -p $(KGO_KIT)/$$rel && \
+	awk -F'\t' '$$3 ~ /(^|\/)kmod\/kgo$$/' $(KGO_BUILT)/Module.symvers >$(KGO_KIT)/$$rel/Module.symvers && \
+	test -s $(KGO_KIT)/$$rel/Module.symvers && \
+	echo "kgo: module author's kit in $(KGO_KIT) (samples/hello/Makefile)"
 
 dkms:
 	@tools/dkms.sh install $(KVER)
@@ -109,4 +133,4 @@ clean:
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install dkms dkms-remove sparse tools style demo check check-harness matrix bench profile clean
+.PHONY: all kdir-exists modules install install-kit dkms dkms-remove sparse tools style demo check check-harness matrix bench profile clean

@@ -272,6 +272,25 @@ static inline void kgo_wg_done(struct kgo_waitgroup *wg)
 void kgo_wg_done_and_exit(struct kgo_waitgroup *wg);
 
 /**
+ * kgo_go_wg() - kgo_go(), counted on a WaitGroup until the goroutine ends
+ * @wg: the wait group; kgo_wg_add(@wg, 1) now, kgo_wg_done(@wg) at the end
+ * @fn: the function the goroutine runs
+ * @arg: passed to @fn
+ * @gfp: as for kgo_go()
+ *
+ * Go's WaitGroup.Go. The done is made by kgo's own code once the
+ * goroutine has left @fn, by returning or by kgo_exit(), and nothing of
+ * the goroutine runs in @fn's module after it. So a module that waits on
+ * @wg in its exit function may be unloaded once the wait returns, as
+ * flush_work() promises of a work item: @fn needs no
+ * kgo_wg_done_and_exit(), and must not call kgo_wg_done(@wg) itself.
+ *
+ * Context: as kgo_go().
+ * Return: as kgo_go(); on an error @wg's count is as before the call.
+ */
+s64 kgo_go_wg(struct kgo_waitgroup *wg, kgo_func_t fn, void *arg, gfp_t gfp);
+
+/**
  * kgo_wg_wait_timeout() - wait until the count is zero
  * @wg: the wait group
  * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER

@@ -25,7 +25,8 @@
 #include "trace.h"
 #include "block.h"
 
-s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
+static s64 kgo_go_common(kgo_func_t fn, void *arg, struct kgo_waitgroup *wg,
+			 gfp_t gfp)
 {
 	struct kgo_m *m = kgo_g_m();
 	struct kgo_g *g = kgo_newproc_m(m, fn, arg, gfp);
@@ -34,6 +35,7 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 
 	if (IS_ERR(g))
 		return PTR_ERR(g);
+	g->wg = wg;
 	goid = g->goid;	/* g may run and be reused once queued */
 	p = m ? kgo_g_p_get(m) : NULL;
 	if (p) {
@@ -45,7 +47,25 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 	}
 	return goid;
 }
+
+s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	return kgo_go_common(fn, arg, NULL, gfp);
+}
 EXPORT_SYMBOL_GPL(kgo_go);
+
+s64 kgo_go_wg(struct kgo_waitgroup *wg, kgo_func_t fn, void *arg, gfp_t gfp)
+{
+	s64 goid;
+
+	/* Before the G exists: its done may come before kgo_go_common() returns. */
+	kgo_wg_add(wg, 1);
+	goid = kgo_go_common(fn, arg, wg, gfp);
+	if (goid < 0)
+		kgo_wg_done(wg);
+	return goid;
+}
+EXPORT_SYMBOL_GPL(kgo_go_wg);
 
 /**
  * kgo_preempt_check() - yield if the monitor asked the calling G to

@@ -117,6 +117,7 @@ struct kgo_g {
 	u8 waitreason;			/* O: enum kgo_waitreason, while WAITING */
 	bool preempt;			/* O: ran past its slice, see monitor.c */
 	u8 trackseq;			/* O: its slices; one in 8 is sampled (gtime.h) */
+	struct kgo_waitgroup *wg;	/* I: kgo_go_wg()'s, done as it exits */
 	struct mem_cgroup *memcg;	/* I: pays for its stack and children; held (memcg.h) */
 	struct kgo_feed *feed;		/* O: its source's, until its first run (feed.c) */
 

@@ -577,6 +577,9 @@ static struct kgo_m *kgo_exiting_m(void)
 static void __noreturn kgo_goexit(struct kgo_m *m, struct kgo_g *g)
 {
 	kgo_switch_check(m, "exit");
+	/* kgo_go_wg(): the G's function, and its module, are behind it now. */
+	if (g->wg)
+		kgo_wg_add(g->wg, -1);	/* kgo_wg_done(), named for callgraph.py */
 	/*
 	 * Exit on a P: its counters, free list and stack cache take the
 	 * G. An M whose P was handed off queues the G first. Interrupts

@@ -28,4 +28,26 @@ if grep -qi 'warning' "$log"; then
 	grep -i 'warning' "$log" >&2
 	die "module build against $kdir has warnings (full log: $log)"
 fi
-note "built $name modules: $(cd "$dst" && echo kmod/kgo.ko $(ls kmod/tests/*.ko samples/*/*.ko 2>/dev/null))"
+
+# The module author's kit as make install lays it out, in a staging root
+# (INSTALL_MOD_PATH=$dst/kit), and samples/hello built against it by its
+# own Makefile, as a module author would, out of this tree: a header
+# that needs kgo's sources, or a symvers that misses an export, fails
+# here. The VM check job loads the result (tools/vm/jobs/check.sh).
+kit=$dst/kit
+rm -rf "$kit"
+make -s -C "$KGO_TOP" install-kit KGO_BUILT="$dst" INSTALL_MOD_PATH="$kit" >/dev/null
+rel=$(modinfo -F vermagic "$dst/kmod/kgo.ko" | cut -d' ' -f1)
+mkdir -p "$kit/hello"
+cp "$KGO_TOP"/samples/hello/{Makefile,Kbuild,kgo_hello.c} "$kit/hello/"
+hlog=$kit/hello.log
+if ! kbuild_run "$kdir" make -C "$kit/hello" KDIR="$kdir" KVER="$rel" \
+	KGO="$kit/usr/src/kgo-$(cat "$KGO_TOP/VERSION")" >"$hlog" 2>&1; then
+	cat "$hlog" >&2
+	die "samples/hello against the installed kit ($kit) failed"
+fi
+if grep -qi 'warning' "$hlog"; then
+	grep -i 'warning' "$hlog" >&2
+	die "samples/hello against the installed kit has warnings (full log: $hlog)"
+fi
+note "built $name modules: $(cd "$dst" && echo kmod/kgo.ko $(ls kmod/tests/*.ko samples/*/*.ko kit/hello/*.ko 2>/dev/null))"

@@ -40,9 +40,10 @@ BELOW = ["budget", "check", "floor", "trace"]
 # the init that fills it. Not a call.
 SHARED = {"kgo_sched"}
 
-# The one upcall the core makes by name: a task feed learns that its
-# first G started (feed.h documents it).
-HOOKS = {("switch", "kgo_feed_started")}
+# The upcalls the core makes by name: a task feed learns that its
+# first G started (feed.h documents it); an exiting G of kgo_go_wg() is
+# done on its WaitGroup (kgo.h).
+HOOKS = {("switch", "kgo_feed_started"), ("switch", "kgo_wg_add")}
 
 # Uses that still go up, each a cycle to break, named so that no other
 # joins them unseen. Printed on every run.

@@ -9,7 +9,9 @@
 # them with DKMS (replacing an earlier registration of that version, so
 # that the sources of this checkout are the ones built), then builds and
 # installs kgo.ko for KVER (default: the running kernel), into
-# /lib/modules/KVER/updates/dkms. DKMS rebuilds it for kernels installed
+# /lib/modules/KVER/updates/dkms, and kgo's Module.symvers for KVER into
+# /usr/src/kgo-VERSION/KVER/ (dkms.conf's POST_BUILD: beside the
+# sources' include/kgo.h, what make install-kit installs). DKMS rebuilds it for kernels installed
 # later (AUTOINSTALL). Any compiler, objtool or modpost warning in DKMS's
 # make.log fails it.
 #
@@ -63,6 +65,7 @@ copy_sources() {
 	(cd "$KGO_TOP" && {
 		echo Kbuild
 		echo VERSION
+		echo tools/dkms-kit.sh
 		find kmod -maxdepth 1 -type f \( -name '*.[chS]' -o -name Kbuild \)
 		find include uapi -type f -name '*.h'
 	} | tar -cf - -T -) | tar -xf - -C "$src"
@@ -101,7 +104,7 @@ dkms_install() {
 }
 
 # check_installed KVER: modprobe resolves kgo to DKMS's module for
-# KVER, and the module is signed.
+# KVER, the module is signed, and kgo's Module.symvers is in the kit.
 check_installed() {
 	local kver=$1 path signer
 	path=$(modprobe -S "$kver" -n -v kgo | sed -n 's/^insmod \([^ ]*\).*/\1/p')
@@ -111,7 +114,9 @@ check_installed() {
 	esac
 	signer=$(modinfo -F signer "$path")
 	[ -n "$signer" ] || die "$path is not signed"
-	note "dkms test: $kver: modprobe kgo -> $path (signed by: $signer)"
+	grep -q '	kgo_go	' "$src/$kver/Module.symvers" ||
+		die "dkms test: no kgo Module.symvers for $kver in $src (dkms.conf's POST_BUILD)"
+	note "dkms test: $kver: modprobe kgo -> $path (signed by: $signer); kit in $src"
 }
 
 keys=

@@ -164,6 +164,59 @@ static void kgo_sync_wg_timeout_test(struct kunit *test)
 }
 
 /*
+ * kgo_go_wg(): the count holds while the function runs, however it ends
+ * (a return or kgo_exit()), and the wait returns once every function has
+ * ended, with nothing left to run in it.
+ */
+#define GOWG_N	8
+
+struct gowg_ctx {
+	struct kgo_waitgroup wg;
+	int held[GOWG_N];	/* a NOWAIT wait from inside the function */
+	bool left[GOWG_N];	/* its last store before it ended */
+};
+
+struct gowg_arg {
+	struct gowg_ctx *x;
+	int i;
+};
+
+static void gowg_worker(void *arg)
+{
+	struct gowg_arg *a = arg;
+	struct gowg_ctx *x = a->x;
+
+	kgo_sleep(2 * MS);	/* so the test thread is waiting by now */
+	x->held[a->i] = kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT);
+	WRITE_ONCE(x->left[a->i], true);
+	if (a->i & 1)
+		kgo_exit();
+}
+
+static void kgo_sync_go_wg_test(struct kunit *test)
+{
+	struct gowg_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct gowg_arg *a = kunit_kcalloc(test, GOWG_N, sizeof(*a), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	kgo_wg_init(&x->wg);
+	for (i = 0; i < GOWG_N; i++) {
+		a[i].x = x;
+		a[i].i = i;
+		KUNIT_ASSERT_GT(test, kgo_go_wg(&x->wg, gowg_worker, &a[i], GFP_KERNEL), 0);
+	}
+	KUNIT_ASSERT_EQ(test, kgo_wg_wait_timeout(&x->wg, 5000 * MS), 0);
+	for (i = 0; i < GOWG_N; i++) {
+		KUNIT_EXPECT_EQ(test, x->held[i], -EAGAIN);
+		KUNIT_EXPECT_TRUE(test, x->left[i]);
+	}
+	/* Every done was kgo's: one more of ours would go below zero. */
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT), 0);
+}
+
+/*
  * Go's TestTimerFairness: goroutines keep a channel always ready, yet a
  * 20 ms timer (an hrtimer that sends on a channel, time.After style)
  * still gets chosen by the select that also watches that channel.
@@ -312,6 +365,7 @@ static struct kunit_case kgo_sync_cases[] = {
 	KUNIT_CASE(kgo_sync_mutex_timeout_test),
 	KUNIT_CASE(kgo_sync_once_test),
 	KUNIT_CASE(kgo_sync_wg_timeout_test),
+	KUNIT_CASE(kgo_sync_go_wg_test),
 	KUNIT_CASE(kgo_sync_wg_race_test),
 	KUNIT_CASE(kgo_time_fairness_test),
 	{}

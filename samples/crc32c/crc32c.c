@@ -55,11 +55,10 @@
  *    emptied.
  *
  * Unloading: kgo takes no reference on the module whose function a
- * goroutine runs. kgo_wg_done() is each goroutine's last call, so once
- * kgo_wg_wait() returns only that function's return is left to run
- * (none at all where the compiler makes the call a tail jump, as gcc
- * -O2 does here); an rmmod in that instant would race with it, as with
- * a kthread that ends without module_put_and_kthread_exit().
+ * goroutine runs. So each goroutine is started with kgo_go_wg(): kgo
+ * itself does the kgo_wg_done() once kgo_chunk() has returned into
+ * kgo's code, and when kgo_wg_wait() returns nothing of this module is
+ * left to run (flush_work()'s promise); the exit function may then go.
  */
 
 #include <linux/atomic.h>
@@ -206,7 +205,7 @@ static void kgo_chunk(void *arg)
 	kvfree(buf);
 	/* Free the slot the writer took for us: there is one to take. */
 	kgo_chan_recv(r->slots, NULL, NULL, KGO_NOWAIT);
-	kgo_wg_done(&r->wg);	/* the last touch of @r */
+	/* kgo_go_wg(): kgo is done on r->wg once this has returned. */
 }
 
 static int crc_kgo(struct crc_run *r, u32 *crc)
@@ -224,10 +223,8 @@ static int crc_kgo(struct crc_run *r, u32 *crc)
 		err = kgo_chan_send(r->slots, NULL, KGO_FOREVER);
 		if (err)
 			break;
-		kgo_wg_add(&r->wg, 1);
-		id = kgo_go(kgo_chunk, &r->chunks[i], GFP_KERNEL);
+		id = kgo_go_wg(&r->wg, kgo_chunk, &r->chunks[i], GFP_KERNEL);
 		if (id < 0) {	/* -ENOMEM: kgo's memory budget */
-			kgo_wg_done(&r->wg);
 			kgo_chan_recv(r->slots, NULL, NULL, KGO_NOWAIT);
 			err = id;
 			break;

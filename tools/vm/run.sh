@@ -98,6 +98,8 @@ cp "$mods/kmod/misuse/kgo_misuse.ko" "$root/kgo/"
 for ko in "$mods"/samples/*/*.ko; do
 	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
 done
+# samples/hello, built against the installed kit (tools/build-module.sh).
+[ -f "$mods/kit/hello/kgo_hello.ko" ] && cp "$mods/kit/hello/kgo_hello.ko" "$root/kgo/"
 # The Debian kernel's own modules that samples need (built in on the
 # debug kernels), uncompressed, in /kgo/deps; deps/order lists them in
 # the order to load them: crc32c() is libcrc32c's, which wants a

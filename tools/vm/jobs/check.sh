@@ -24,6 +24,37 @@ for t in /kgo/selftests/*; do
 	selftest "$t"
 done
 
+# samples/hello as a module author builds it: out of tree, against kgo
+# as make install installs it (tools/build-module.sh). It does all its
+# work in its init and logs "kgo_hello: ok" once every goroutine ended.
+hello_sample() {
+	echo "1..3"
+	if ! insmod /kgo/kgo_hello.ko; then
+		echo "not ok 1 insmod kgo_hello.ko"
+		return 1
+	fi
+	echo "ok 1 insmod kgo_hello.ko (built against the installed kit)"
+	rc=0
+	if dmesg | grep -q 'kgo_hello: ok:'; then
+		echo "ok 2 kgo_hello: ok in the kernel log"
+	else
+		echo "not ok 2 no 'kgo_hello: ok' in the kernel log"
+		rc=1
+	fi
+	if rmmod kgo_hello; then
+		echo "ok 3 rmmod kgo_hello"
+	else
+		echo "not ok 3 rmmod kgo_hello"
+		rc=1
+	fi
+	return $rc
+}
+if [ -f /kgo/kgo_hello.ko ]; then
+	section selftest kgo_hello hello_sample
+else
+	report "KGO-FAIL no /kgo/kgo_hello.ko (tools/build-module.sh builds it)"
+fi
+
 # The API misused on purpose: each case WARNs, which must neither panic
 # this kernel (panic_on_warn on the debug one) nor count as a failure
 # (run.sh skips WARNINGs between the two markers).
