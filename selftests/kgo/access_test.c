@@ -109,6 +109,36 @@ static int open_as_nobody(bool in_group)
 }
 
 /*
+ * The parent's half of a child's user namespace set-up: once the child
+ * says it has unshared, write its uid map (and gid map, if @gid_map),
+ * let it go on, and return its exit status (-1 if it did not exit).
+ */
+static int userns_child_status(pid_t pid, int go[2], int ready[2],
+			       const char *uid_map, const char *gid_map)
+{
+	char path[64], c = 0;
+	int status;
+
+	close(go[0]);
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
+		write_str(path, uid_map);
+		if (gid_map) {
+			snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
+			write_str(path, gid_map);
+		}
+		if (write(go[1], &c, 1) != 1)
+			c = 1;
+	}
+	close(go[1]);
+	close(ready[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
  * A child that ends up nobody outside (uid and gid NOBODY, no other
  * group) in a user namespace of its own where nobody's gid is called
  * TEST_GID: what any user can arrange where user namespaces are open to
@@ -118,8 +148,8 @@ static int open_as_nobody(bool in_group)
  */
 static int open_as_nobody_in_userns(void)
 {
-	int go[2], ready[2], status;
-	char path[64], map[64], c = 0;
+	char uid_map[32], gid_map[32], c = 0;
+	int go[2], ready[2];
 	pid_t pid;
 
 	if (pipe(go) || pipe(ready))
@@ -142,23 +172,9 @@ static int open_as_nobody_in_userns(void)
 		fd = open(KGO_DEVICE_PATH, O_RDWR);
 		_exit(fd < 0 ? errno : 0);
 	}
-	close(go[0]);
-	close(ready[1]);
-	if (pid > 0 && read(ready[0], &c, 1) == 1) {
-		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-		snprintf(map, sizeof(map), "0 %d 1", NOBODY);
-		write_str(path, map);
-		snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-		snprintf(map, sizeof(map), "%d %d 1", TEST_GID, NOBODY);
-		write_str(path, map);
-		if (write(go[1], &c, 1) != 1)
-			c = 1;
-	}
-	close(go[1]);
-	close(ready[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	snprintf(uid_map, sizeof(uid_map), "0 %d 1", NOBODY);
+	snprintf(gid_map, sizeof(gid_map), "%d %d 1", TEST_GID, NOBODY);
+	return userns_child_status(pid, go, ready, uid_map, gid_map);
 }
 
 TEST_F(access, disabled_values)
@@ -352,8 +368,8 @@ static int inflight_as_two_ids_in_userns(void)
 		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
 		{ .kind = KGO_TASK_SLEEP, .args = { 2000000000ULL } },
 	};
-	int go[2], ready[2], status;
-	char path[64], c = 0;
+	int go[2], ready[2];
+	char c = 0;
 	pid_t pid;
 
 	if (pipe(go) || pipe(ready))
@@ -384,19 +400,7 @@ static int inflight_as_two_ids_in_userns(void)
 			_exit(1);
 		_exit(errno == EAGAIN ? 0 : 108);
 	}
-	close(go[0]);
-	close(ready[1]);
-	if (pid > 0 && read(ready[0], &c, 1) == 1) {
-		snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-		write_str(path, "0 200000 2");
-		if (write(go[1], &c, 1) != 1)
-			c = 1;
-	}
-	close(go[1]);
-	close(ready[0]);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
+	return userns_child_status(pid, go, ready, "0 200000 2", NULL);
 }
 
 TEST_F(access, user_caps_charge_the_namespace_owner)
