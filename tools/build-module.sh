@@ -14,10 +14,21 @@ set -euo pipefail
 name=$1 kdir=$2
 dst=$KGO_OUT/build/$name
 mkdir -p "$dst"
-# tar keeps mtimes, so an unchanged source does not rebuild its object.
+# Only a file whose content changed is copied, and then with the time of
+# the copy: an unchanged source does not rebuild its object, and an edit
+# made while an earlier build ran is not older than that build's object.
+stage=$dst.stage
+rm -rf "$stage"
+mkdir -p "$stage"
 (cd "$KGO_TOP" && { printf 'VERSION\0'; find Kbuild kmod samples include uapi -type f \
 	\( -name '*.[chS]' -o -name Kbuild \) -print0; } | tar --null -cf - -T -) |
-	tar -xf - -C "$dst"
+	tar -xf - -C "$stage"
+(cd "$stage" && find . -type f -print0) | while IFS= read -r -d '' f; do
+	cmp -s "$stage/$f" "$dst/$f" && continue
+	mkdir -p "$(dirname "$dst/$f")"
+	cp "$stage/$f" "$dst/$f"
+done
+rm -rf "$stage"
 
 log=$dst/build.log
 if ! kbuild_run "$kdir" make -C "$kdir" M="$dst" modules >"$log" 2>&1; then
