@@ -51,6 +51,22 @@
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/version.h>
+
+/*
+ * The API is exported in the symbol namespace KGO. A module that calls
+ * it says so once, beside its MODULE_LICENSE(): KGO_MODULE_IMPORT();
+ * Without it, modpost fails the module's build and insmod refuses it.
+ * 6.13 made namespace names string literals; KGO_NS is the name in the
+ * form the kernel being built against wants, for MODULE_IMPORT_NS() and
+ * kgo's own EXPORT_SYMBOL_NS_GPL().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define KGO_NS "KGO"
+#else
+#define KGO_NS KGO
+#endif
+#define KGO_MODULE_IMPORT() MODULE_IMPORT_NS(KGO_NS)
 
 struct kgo_g;
 
@@ -163,7 +179,8 @@ void kgo_exit(void);
 /**
  * kgo_self() - the calling goroutine
  *
- * Context: any. Return: the goroutine, or NULL when not called from one
+ * Context: any.
+ * Return: the goroutine, or NULL when not called from one
  * (interrupt context included).
  */
 struct kgo_g *kgo_self(void);
@@ -195,7 +212,8 @@ u64 kgo_id(void);
  * kthread's own stack or, when the switch went straight to the next
  * goroutine, on that goroutine's.
  *
- * Context: a goroutine. Return: 0 once readied; -EPERM when not called
+ * Context: a goroutine.
+ * Return: 0 once readied; -EPERM when not called
  * from a goroutine (nothing happens then).
  */
 int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg);
@@ -233,6 +251,12 @@ struct kgo_waitgroup {
 	struct list_head waiters;
 };
 
+/**
+ * kgo_wg_init() - a WaitGroup with a count of zero
+ * @wg: the wait group
+ *
+ * Context: any.
+ */
 void kgo_wg_init(struct kgo_waitgroup *wg);
 
 /**
@@ -302,6 +326,21 @@ s64 kgo_go_wg(struct kgo_waitgroup *wg, kgo_func_t fn, void *arg, gfp_t gfp);
  */
 int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns);
 
+/**
+ * kgo_wg_wait_killable() - kgo_wg_wait_timeout(), ended by a fatal signal
+ * @wg: the wait group
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * The _killable variant is for a thread that waits on behalf of a
+ * process (an ioctl, a write): a fatal signal ends the wait with
+ * -EINTR, and nothing is lost, as at a timeout. A goroutine receives no
+ * signals; for it the variant is the plain call.
+ *
+ * Context: as kgo_wg_wait_timeout(); a thread sleeps killable.
+ * Return: as kgo_wg_wait_timeout(), or -EINTR if the thread was killed.
+ */
+int kgo_wg_wait_killable(struct kgo_waitgroup *wg, u64 timeout_ns);
+
 /* kgo_wg_wait_timeout() with KGO_FOREVER. Return: 0; -EPERM from atomic context. */
 static inline int kgo_wg_wait(struct kgo_waitgroup *wg)
 {
@@ -332,6 +371,12 @@ struct kgo_mutex {
 
 #define DEFINE_KGO_MUTEX(name)	struct kgo_mutex name = KGO_MUTEX_INIT(name)
 
+/**
+ * kgo_mutex_init() - an unlocked mutex
+ * @m: the mutex
+ *
+ * Context: any.
+ */
 void kgo_mutex_init(struct kgo_mutex *m);
 
 /**
@@ -345,8 +390,24 @@ void kgo_mutex_init(struct kgo_mutex *m);
  */
 int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns);
 
+/**
+ * kgo_mutex_lock_killable() - kgo_mutex_lock_timeout(), ended by a fatal signal
+ * @m: the mutex
+ * @timeout_ns: as for kgo_mutex_lock_timeout()
+ *
+ * The _killable variant is for a thread that waits on behalf of a
+ * process (an ioctl, a write): a fatal signal ends the wait with
+ * -EINTR, and nothing is lost, as at a timeout. A goroutine receives no
+ * signals; for it the variant is the plain call.
+ *
+ * Return: as kgo_mutex_lock_timeout(), or -EINTR, without the mutex, if
+ * the thread was killed.
+ */
+int __must_check kgo_mutex_lock_killable(struct kgo_mutex *m, u64 timeout_ns);
+
 /*
- * kgo_mutex_lock_timeout() with KGO_FOREVER. Return: 0 with the mutex;
+ * kgo_mutex_lock_timeout() with KGO_FOREVER.
+ * Return: 0 with the mutex;
  * -EPERM (and a warning) from atomic context, without it: a caller that
  * went on would unlock a mutex it does not hold.
  */
@@ -360,7 +421,12 @@ static inline bool kgo_mutex_trylock(struct kgo_mutex *m)
 	return !kgo_mutex_lock_timeout(m, 0);
 }
 
-/* Context: any; the holder need not be the goroutine that locked it. */
+/**
+ * kgo_mutex_unlock() - release the mutex, to its first waiter if any
+ * @m: the mutex, locked
+ *
+ * Context: any; the holder need not be the goroutine that locked it.
+ */
 void kgo_mutex_unlock(struct kgo_mutex *m);
 
 /**
@@ -384,7 +450,8 @@ struct kgo_once {
  *
  * Every caller returns after the one call of @fn has returned.
  * Context: a goroutine or process context; from atomic context, only
- * once @fn has run. Return: 0; -EPERM (and a warning) from atomic
+ * once @fn has run.
+ * Return: 0; -EPERM (and a warning) from atomic
  * context before that, without calling @fn.
  */
 int kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg);
@@ -431,7 +498,8 @@ struct kgo_ctx {
  * @ctx: the context
  * @parent: whose cancellation it inherits, or NULL
  *
- * Context: any. Return: 0, or -EINVAL if the chain would be deeper than
+ * Context: any.
+ * Return: 0, or -EINVAL if the chain would be deeper than
  * KGO_CTX_DEPTH_MAX (@ctx is then a root: it works, but inherits nothing).
  */
 int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent);
@@ -445,7 +513,8 @@ int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent);
  *
  * Wakes everyone in kgo_ctx_sleep() on it. Never sleeps, nor yields the
  * CPU, however many sleepers it wakes. Context: any, hardirq and the
- * caller's own spinlocks included. Return: true if this call cancelled
+ * caller's own spinlocks included.
+ * Return: true if this call cancelled
  * it, false if it already was.
  */
 bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err);
@@ -518,6 +587,22 @@ int kgo_chan_destroy(struct kgo_chan *c);
 int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns);
 
 /**
+ * kgo_chan_send_killable() - kgo_chan_send(), ended by a fatal signal
+ * @c: the channel
+ * @elem: copied from here
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * The _killable variant is for a thread that waits on behalf of a
+ * process (an ioctl, a write): a fatal signal ends the wait with
+ * -EINTR, and nothing is lost, as at a timeout. A goroutine receives no
+ * signals; for it the variant is the plain call.
+ *
+ * Return: as kgo_chan_send(), or -EINTR, with nothing sent, if the
+ * thread was killed.
+ */
+int kgo_chan_send_killable(struct kgo_chan *c, const void *elem, u64 timeout_ns);
+
+/**
  * kgo_chan_recv() - receive one element
  * @c: the channel
  * @elem: written here; zeroed when the channel is closed and drained
@@ -527,6 +612,23 @@ int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns);
  * Return: 0 (check @ok), -EAGAIN or -ETIMEDOUT; -EPERM as for kgo_select().
  */
 int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns);
+
+/**
+ * kgo_chan_recv_killable() - kgo_chan_recv(), ended by a fatal signal
+ * @c: the channel
+ * @elem: written here, as by kgo_chan_recv()
+ * @ok: as for kgo_chan_recv()
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * The _killable variant is for a thread that waits on behalf of a
+ * process (an ioctl, a write): a fatal signal ends the wait with
+ * -EINTR, and nothing is lost, as at a timeout. A goroutine receives no
+ * signals; for it the variant is the plain call.
+ *
+ * Return: as kgo_chan_recv(), or -EINTR, with nothing received, if the
+ * thread was killed.
+ */
+int kgo_chan_recv_killable(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns);
 
 /**
  * kgo_chan_close() - no more sends
@@ -539,8 +641,22 @@ int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns);
  */
 int kgo_chan_close(struct kgo_chan *c);
 
-/* Elements buffered now, and the buffer's size. Context: any. */
+/**
+ * kgo_chan_len() - elements buffered now
+ * @c: the channel
+ *
+ * Context: any.
+ * Return: the count, which may change as soon as it is read.
+ */
 unsigned int kgo_chan_len(struct kgo_chan *c);
+
+/**
+ * kgo_chan_cap() - the size of the channel's buffer
+ * @c: the channel
+ *
+ * Context: any.
+ * Return: the capacity given to kgo_chan_create().
+ */
 unsigned int kgo_chan_cap(struct kgo_chan *c);
 
 enum kgo_select_dir {
@@ -581,6 +697,22 @@ struct kgo_select_case {
  */
 int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns);
 
+/**
+ * kgo_select_killable() - kgo_select(), ended by a fatal signal
+ * @cases: the cases
+ * @n: how many, up to KGO_SELECT_MAX
+ * @timeout_ns: KGO_NOWAIT, ns, or KGO_FOREVER
+ *
+ * The _killable variant is for a thread that waits on behalf of a
+ * process (an ioctl, a write): a fatal signal ends the wait with
+ * -EINTR, and nothing is lost, as at a timeout. A goroutine receives no
+ * signals; for it the variant is the plain call.
+ *
+ * Return: as kgo_select(), or -EINTR, with no case done, if the thread
+ * was killed.
+ */
+int kgo_select_killable(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns);
+
 /*
  * Sockets whose waits park the goroutine, not its kthread (Go's
  * netpoller; kmod/sock.c). A struct kgo_sock owns a kernel socket:
@@ -620,7 +752,8 @@ struct sockaddr;
  * socket is released. From now on @sock belongs to kgo: release it with
  * kgo_sock_close(), never sock_release().
  *
- * Context: process. Return: the kgo socket; ERR_PTR(-ENOMEM),
+ * Context: process.
+ * Return: the kgo socket; ERR_PTR(-ENOMEM),
  * ERR_PTR(-EBUSY) if @sock has sk_user_data, or ERR_PTR(-EINVAL) if it
  * is a connection of a kgo listener accepted other than with
  * kgo_sock_accept() (then @sock is still the caller's).
@@ -635,6 +768,8 @@ struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp);
  * listener's connections with kgo_sock_accept() only (a connection
  * starts as a copy of its listener, kgo's callbacks included, which
  * kgo_sock_accept() undoes).
+ *
+ * Return: the socket @ks owns.
  */
 struct socket *kgo_sock_socket(struct kgo_sock *ks);
 
@@ -684,7 +819,8 @@ ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns
  * @len: how much
  * @timeout_ns: how long, in all, to wait for room
  *
- * Never raises SIGPIPE. Return: @len; fewer bytes if an error or the
+ * Never raises SIGPIPE.
+ * Return: @len; fewer bytes if an error or the
  * timeout came after some had gone (as send(2) after a signal); else
  * -ESHUTDOWN, -ETIMEDOUT, -EAGAIN, -EPERM or an error of kernel_sendmsg().
  */

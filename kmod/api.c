@@ -52,7 +52,7 @@ s64 kgo_go(kgo_func_t fn, void *arg, gfp_t gfp)
 {
 	return kgo_go_common(fn, arg, NULL, gfp);
 }
-EXPORT_SYMBOL_GPL(kgo_go);
+EXPORT_SYMBOL_NS_GPL(kgo_go, KGO_NS);
 
 s64 kgo_go_wg(struct kgo_waitgroup *wg, kgo_func_t fn, void *arg, gfp_t gfp)
 {
@@ -65,7 +65,7 @@ s64 kgo_go_wg(struct kgo_waitgroup *wg, kgo_func_t fn, void *arg, gfp_t gfp)
 		kgo_wg_done(wg);
 	return goid;
 }
-EXPORT_SYMBOL_GPL(kgo_go_wg);
+EXPORT_SYMBOL_NS_GPL(kgo_go_wg, KGO_NS);
 
 /**
  * kgo_preempt_check() - yield if the monitor asked the calling G to
@@ -97,7 +97,7 @@ void kgo_preempt_point(void)
 	}
 	kgo_preempt_check();
 }
-EXPORT_SYMBOL_GPL(kgo_preempt_point);
+EXPORT_SYMBOL_NS_GPL(kgo_preempt_point, KGO_NS);
 
 struct kgo_g *kgo_self(void)
 {
@@ -106,7 +106,7 @@ struct kgo_g *kgo_self(void)
 
 	return m ? m->curg : NULL;
 }
-EXPORT_SYMBOL_GPL(kgo_self);
+EXPORT_SYMBOL_NS_GPL(kgo_self, KGO_NS);
 
 u64 kgo_id(void)
 {
@@ -114,7 +114,7 @@ u64 kgo_id(void)
 
 	return g ? g->goid : 0;
 }
-EXPORT_SYMBOL_GPL(kgo_id);
+EXPORT_SYMBOL_NS_GPL(kgo_id, KGO_NS);
 
 /* kgo_park() with a wait reason: the park used inside kgo. */
 int kgo_park_reason(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg,
@@ -132,11 +132,11 @@ int kgo_park(bool (*unlockf)(struct kgo_g *g, void *arg), void *arg)
 {
 	return kgo_park_reason(unlockf, arg, KGO_WAIT_REASON_PARK);
 }
-EXPORT_SYMBOL_GPL(kgo_park);
+EXPORT_SYMBOL_NS_GPL(kgo_park, KGO_NS);
 
 int kgo_ready(struct kgo_g *g)
 {
 	return kgo_ready_m(kgo_g_m(), g);
 }
-EXPORT_SYMBOL_GPL(kgo_ready);
+EXPORT_SYMBOL_NS_GPL(kgo_ready, KGO_NS);
 

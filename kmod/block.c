@@ -247,7 +247,7 @@ void kgo_block_begin(void)
 	kgo_retake(m->sched, p, ktime_get_mono_fast_ns(), 0);
 	kgo_g_p_put();
 }
-EXPORT_SYMBOL_GPL(kgo_block_begin);
+EXPORT_SYMBOL_NS_GPL(kgo_block_begin, KGO_NS);
 
 /*
  * kgo_block_begin() for kgo's own calls that may sleep (kgo_gomaxprocs()),
@@ -287,4 +287,4 @@ void kgo_block_end(void)
 	if (!m->p && !kgo_reacquire_home(m))
 		kgo_exitsyscall_park(m);
 }
-EXPORT_SYMBOL_GPL(kgo_block_end);
+EXPORT_SYMBOL_NS_GPL(kgo_block_end, KGO_NS);

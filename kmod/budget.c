@@ -105,6 +105,8 @@ int kgo_budget_check_params(void)
 
 /**
  * kgo_budget_bytes() - the budget, in bytes
+ *
+ * Return: the budget, in bytes.
  */
 u64 kgo_budget_bytes(void)
 {
@@ -127,6 +129,8 @@ static long kgo_budget_live(long used)
  * kgo_budget_used_bytes() - what live goroutines hold now, in bytes
  *
  * Exact while no goroutine spawns or exits; racy otherwise.
+ *
+ * Return: bytes held.
  */
 u64 kgo_budget_used_bytes(void)
 {
@@ -203,7 +207,8 @@ static void kgo_budget_give(struct kgo_p *p, long bytes)
  * kgo_budget_spawn() - charge a new goroutine's struct
  * @p: the spawner's P, pinned (kgo_g_p_get()), or NULL from outside any P
  *
- * Context: any. Return: false, charging nothing, if the struct and one
+ * Context: any.
+ * Return: false, charging nothing, if the struct and one
  * stack would not fit.
  */
 bool kgo_budget_spawn(struct kgo_p *p)

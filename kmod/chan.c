@@ -156,7 +156,7 @@ struct kgo_chan *kgo_chan_create(size_t elem_size, unsigned int cap, gfp_t gfp)
 	c->cap = cap;
 	return c;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_create);
+EXPORT_SYMBOL_NS_GPL(kgo_chan_create, KGO_NS);
 
 int kgo_chan_destroy(struct kgo_chan *c)
 {
@@ -177,19 +177,19 @@ int kgo_chan_destroy(struct kgo_chan *c)
 	kvfree(c);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_destroy);
+EXPORT_SYMBOL_NS_GPL(kgo_chan_destroy, KGO_NS);
 
 unsigned int kgo_chan_len(struct kgo_chan *c)
 {
 	return READ_ONCE(c->count);
 }
-EXPORT_SYMBOL_GPL(kgo_chan_len);
+EXPORT_SYMBOL_NS_GPL(kgo_chan_len, KGO_NS);
 
 unsigned int kgo_chan_cap(struct kgo_chan *c)
 {
 	return c->cap;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_cap);
+EXPORT_SYMBOL_NS_GPL(kgo_chan_cap, KGO_NS);
 
 static void *kgo_chan_slot(struct kgo_chan *c, u32 i)
 {
@@ -422,7 +422,8 @@ static u8 kgo_select_reason(const struct kgo_select_case *cases, unsigned int n)
 	return KGO_WAIT_REASON_CHAN_RECV;
 }
 
-int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
+static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned int n,
+					u64 timeout_ns, bool killable, const char *fn)
 {
 	bool blocking = timeout_ns != KGO_NOWAIT;
 	struct kgo_sudog *wake = NULL;
@@ -446,7 +447,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 		return -EINVAL;
 	if (blocking) {
 		/* Blocking is for goroutines and threads, with nothing held. */
-		if (!kgo_may_block("kgo_select"))
+		if (!kgo_may_block(fn))
 			return -EPERM;
 		might_sleep();
 		m = kgo_preempt_check_m(kgo_g_m());
@@ -498,6 +499,8 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 
 	/* Nothing ready: wait on every channel, in case order. */
 	kgo_waiter_init(&w, m, timeout_ns, kgo_select_reason(cases, n), n == 1);
+	if (killable)
+		kgo_waiter_killable(&w);
 	for (i = 0; i < n; i++) {
 		struct kgo_select_case *cs = &cases[i];
 		struct kgo_sudog *s = &sel.sg[i];
@@ -528,7 +531,7 @@ int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
 	kgo_waiter_destroy(&w);
 
 	if (why == KGO_WAIT_TIMEOUT) {
-		ret = -ETIMEDOUT;
+		ret = kgo_waiter_err(&w);
 	} else {
 		struct kgo_select_case *cs = &cases[why - 1];
 
@@ -548,7 +551,18 @@ out:
 		kfree(sel.mem);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(kgo_select);
+
+int kgo_select(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
+{
+	return __kgo_select(cases, n, timeout_ns, false, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_select, KGO_NS);
+
+int kgo_select_killable(struct kgo_select_case *cases, unsigned int n, u64 timeout_ns)
+{
+	return __kgo_select(cases, n, timeout_ns, true, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_select_killable, KGO_NS);
 
 /* The unlock of a plain operation's park: see kgo_sel_unlock(). */
 static void kgo_chan_unlock(void *arg)
@@ -562,10 +576,12 @@ static void kgo_chan_unlock(void *arg)
  * A plain send or receive: kgo_select() of the one case @cs, on a
  * channel (a nil one goes to kgo_select(), which knows what blocking on
  * nothing means). Inline in its two callers, so that each keeps only
- * its direction of kgo_case_try(). Return: 0 with the result in @cs,
+ * its direction of kgo_case_try().
+ * Return: 0 with the result in @cs,
  * -EAGAIN, -ETIMEDOUT or -EPERM.
  */
-static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_ns)
+static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_ns,
+				       bool killable)
 {
 	bool blocking = timeout_ns != KGO_NOWAIT;
 	struct kgo_chan *c = cs->chan;
@@ -578,7 +594,9 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 	int why;
 
 	if (unlikely(!c)) {
-		why = kgo_select(cs, 1, timeout_ns);	/* never 0: never ready */
+		/* Never 0: never ready. */
+		why = killable ? kgo_select_killable(cs, 1, timeout_ns) :
+				 kgo_select(cs, 1, timeout_ns);
 		return why < 0 ? why : 0;
 	}
 	if (blocking) {
@@ -613,6 +631,8 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 
 	kgo_waiter_init(&w, m, timeout_ns, cs->dir == KGO_SELECT_SEND ?
 			KGO_WAIT_REASON_CHAN_SEND : KGO_WAIT_REASON_CHAN_RECV, true);
+	if (killable)
+		kgo_waiter_killable(&w);
 	s.w = &w;
 	s.elem = cs->elem;
 	s.why = 1;
@@ -625,7 +645,7 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 			kgo_waitq_del(&s);
 		spin_unlock_irq(&c->lock);
 		kgo_waiter_destroy(&w);
-		return -ETIMEDOUT;
+		return kgo_waiter_err(&w);
 	}
 	/* Claimed by the channel, which unlinked us (kgo_chan_dequeue()). */
 	kgo_waiter_destroy(&w);
@@ -636,21 +656,34 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 	return 0;
 }
 
-int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns)
+static __always_inline int __kgo_chan_send(struct kgo_chan *c, const void *elem,
+					   u64 timeout_ns, bool killable)
 {
 	struct kgo_select_case cs = {
 		.chan = c, .dir = KGO_SELECT_SEND, .elem = (void *)elem,
 	};
-	int ret = kgo_chan_op(&cs, timeout_ns);
+	int ret = kgo_chan_op(&cs, timeout_ns, killable);
 
 	return ret < 0 ? ret : cs.err;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_send);
 
-int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
+int kgo_chan_send(struct kgo_chan *c, const void *elem, u64 timeout_ns)
+{
+	return __kgo_chan_send(c, elem, timeout_ns, false);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_chan_send, KGO_NS);
+
+int kgo_chan_send_killable(struct kgo_chan *c, const void *elem, u64 timeout_ns)
+{
+	return __kgo_chan_send(c, elem, timeout_ns, true);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_chan_send_killable, KGO_NS);
+
+static __always_inline int __kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok,
+					   u64 timeout_ns, bool killable)
 {
 	struct kgo_select_case cs = { .chan = c, .dir = KGO_SELECT_RECV, .elem = elem };
-	int ret = kgo_chan_op(&cs, timeout_ns);
+	int ret = kgo_chan_op(&cs, timeout_ns, killable);
 
 	if (ret < 0)
 		return ret;
@@ -658,7 +691,18 @@ int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
 		*ok = cs.ok;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_recv);
+
+int kgo_chan_recv(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
+{
+	return __kgo_chan_recv(c, elem, ok, timeout_ns, false);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_chan_recv, KGO_NS);
+
+int kgo_chan_recv_killable(struct kgo_chan *c, void *elem, bool *ok, u64 timeout_ns)
+{
+	return __kgo_chan_recv(c, elem, ok, timeout_ns, true);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_chan_recv_killable, KGO_NS);
 
 int kgo_chan_close(struct kgo_chan *c)
 {
@@ -690,4 +734,4 @@ int kgo_chan_close(struct kgo_chan *c)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_chan_close);
+EXPORT_SYMBOL_NS_GPL(kgo_chan_close, KGO_NS);

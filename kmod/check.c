@@ -34,7 +34,8 @@ static const char * const kgo_switch_names[] = {
  * kgo_switch_violations() - which rules the current task breaks now
  * @memalloc_base: the PF_MEMALLOC* flags the kthread started with
  *
- * Context: process. Return: a mask of KGO_SWITCH_* bits, 0 if none.
+ * Context: process.
+ * Return: a mask of KGO_SWITCH_* bits, 0 if none.
  */
 unsigned int kgo_switch_violations(unsigned int memalloc_base)
 {

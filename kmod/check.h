@@ -64,6 +64,7 @@ static inline void kgo_switch_check_irqsoff(struct kgo_m *m, const char *where)
  * that may block makes it, a channel operation among them.
  *
  * Context: any.
+ * Return: true if the caller must not block.
  */
 static inline bool kgo_in_atomic(void)
 {

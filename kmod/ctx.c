@@ -69,7 +69,7 @@ int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent)
 	ctx->parent = parent;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_ctx_init);
+EXPORT_SYMBOL_NS_GPL(kgo_ctx_init, KGO_NS);
 
 int kgo_ctx_err(const struct kgo_ctx *ctx)
 {
@@ -82,7 +82,7 @@ int kgo_ctx_err(const struct kgo_ctx *ctx)
 	}
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_ctx_err);
+EXPORT_SYMBOL_NS_GPL(kgo_ctx_err, KGO_NS);
 
 /*
  * Sleepers a canceller takes off ctx->waiters per hold of ctx->lock. A
@@ -149,7 +149,7 @@ bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err)
 {
 	return __kgo_ctx_cancel(ctx, err, false);
 }
-EXPORT_SYMBOL_GPL(kgo_ctx_cancel);
+EXPORT_SYMBOL_NS_GPL(kgo_ctx_cancel, KGO_NS);
 
 /*
  * kgo_ctx_cancel() by a caller that holds no lock and may sleep, with
@@ -237,4 +237,4 @@ int kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns)
 {
 	return __kgo_ctx_sleep(ctx, ns, true);
 }
-EXPORT_SYMBOL_GPL(kgo_ctx_sleep);
+EXPORT_SYMBOL_NS_GPL(kgo_ctx_sleep, KGO_NS);

@@ -7,6 +7,8 @@
  *   procs       one line per P: state, queue, counters
  *   ms          one line per M (kthread)
  *   goroutines  one line per live G: state, wait reason, for how long
+ *   stacks      every switched-out G with its kernel stack, like the
+ *               goroutine dump of Go's SIGQUIT
  *
  * Every line is "NAME: key=value ..." (sched has no NAME), so that
  * scripts can parse it with one scanf format.
@@ -29,6 +31,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/kallsyms.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/rculist.h>
@@ -36,6 +39,8 @@
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
+#include <linux/thread_info.h>
 
 #include "debugfs.h"
 #include "g.h"
@@ -244,10 +249,11 @@ static int kgo_debugfs_goroutines_show(struct seq_file *s, void *v)
 	/* In jiffies (gtime.h): whole ticks; clamped, as the G may move on. */
 	since = READ_ONCE(g->since);
 	now = jiffies;
-	seq_printf(s, "G%llu: status=%s waitreason=\"%s\" for_ns=%llu m=%lld\n",
+	/* fn shares its word with a dead G's batch link: %ps shows any value. */
+	seq_printf(s, "G%llu: status=%s waitreason=\"%s\" for_ns=%llu m=%lld fn=%ps\n",
 		   READ_ONCE(g->goid), st, kgo_waitreason_str(why),
 		   time_after(now, since) ? jiffies_to_nsecs(now - since) : 0,
-		   kgo_debugfs_mid(m));
+		   kgo_debugfs_mid(m), READ_ONCE(g->fn));
 	return 0;
 }
 
@@ -258,6 +264,85 @@ static const struct seq_operations kgo_debugfs_goroutines_sops = {
 	.show	= kgo_debugfs_goroutines_show,
 };
 DEFINE_SEQ_ATTRIBUTE(kgo_debugfs_goroutines);
+
+/*
+ * The stacks view. A switched-out G's stack has no task, so the
+ * kernel's unwinder, which finds stacks through a task, cannot walk it.
+ * We print what we can vouch for and mark the rest as the kernel's own
+ * dumps do: the first frame is kgo_switch()'s return address, saved at
+ * a known place above g->sp (kgo_stack_prepare() builds the same
+ * frame); above it, every word that names kernel text is printed with
+ * "? ", a possible caller, not a proven one.
+ *
+ * The G may be readied and run while we read: its words are then a
+ * mix of old and new, which is why this is a snapshot. The memory stays
+ * valid: we are an RCU reader and stacks are freed after a grace period
+ * (stack.c). The words are read without KASAN's checks, as the
+ * unwinder reads stacks, since a live frame's redzones are poisoned.
+ */
+#define KGO_DEBUGFS_SWITCH_WORDS 6	/* kgo_switch's pushes, then its RET */
+#define KGO_DEBUGFS_MAX_FRAMES	 32	/* bounds one G's output */
+
+static void kgo_debugfs_stack_show(struct seq_file *s, unsigned long sp,
+				   unsigned long base)
+{
+	unsigned long top = base + THREAD_SIZE;
+	unsigned long *w = (unsigned long *)sp + KGO_DEBUGFS_SWITCH_WORDS;
+	char sym[KSYM_SYMBOL_LEN];
+	int frames = 0;
+
+	if (sp < base || (unsigned long)(w + 1) > top) {
+		seq_puts(s, "  (stack pointer outside its stack: moved on)\n");
+		return;
+	}
+	seq_printf(s, "  %pS\n", (void *)READ_ONCE_NOCHECK(*w));
+	for (w++; (unsigned long)(w + 1) <= top; w++) {
+		unsigned long word = READ_ONCE_NOCHECK(*w);
+
+		/* Kernel and module text are in the top half. */
+		if ((long)word >= 0)
+			continue;
+		sprint_symbol(sym, word);
+		if (!strncmp(sym, "0x", 2))	/* no symbol: not text */
+			continue;
+		if (++frames > KGO_DEBUGFS_MAX_FRAMES) {
+			seq_puts(s, "  ...\n");
+			break;
+		}
+		seq_printf(s, "  ? %s\n", sym);
+	}
+}
+
+static int kgo_debugfs_stacks_show(struct seq_file *s, void *v)
+{
+	struct kgo_g *g = list_entry(v, struct kgo_g, allg_node);
+	unsigned long sp, base;
+	int st;
+
+	/* Acquire: pairs with the status store after the G switched out. */
+	st = atomic_read_acquire(&g->status);
+	if (st != KGO_G_WAITING && st != KGO_G_RUNNABLE)
+		return 0;
+	base = (unsigned long)READ_ONCE(g->stack);
+	if (!base)		/* RUNNABLE, never ran: no stack yet */
+		return 0;
+	sp = READ_ONCE(g->sp);
+	seq_printf(s, "G%llu: status=%s waitreason=\"%s\" fn=%ps\n",
+		   READ_ONCE(g->goid), st == KGO_G_WAITING ? "waiting" : "runnable",
+		   kgo_waitreason_str(st == KGO_G_WAITING ? READ_ONCE(g->waitreason)
+							  : KGO_WAIT_REASON_NONE),
+		   READ_ONCE(g->fn));
+	kgo_debugfs_stack_show(s, sp, base);
+	return 0;
+}
+
+static const struct seq_operations kgo_debugfs_stacks_sops = {
+	.start	= kgo_debugfs_goroutines_start,
+	.next	= kgo_debugfs_goroutines_next,
+	.stop	= kgo_debugfs_goroutines_stop,
+	.show	= kgo_debugfs_stacks_show,
+};
+DEFINE_SEQ_ATTRIBUTE(kgo_debugfs_stacks);
 
 /**
  * kgo_debugfs_init() - create /sys/kernel/debug/kgo and its files
@@ -279,6 +364,8 @@ int kgo_debugfs_init(void)
 	debugfs_create_file("ms", 0444, dir, NULL, &kgo_debugfs_ms_fops);
 	debugfs_create_file("goroutines", 0444, dir, NULL,
 			    &kgo_debugfs_goroutines_fops);
+	/* Root only: return addresses are kernel pointers, as in /proc/PID/stack. */
+	debugfs_create_file("stacks", 0400, dir, NULL, &kgo_debugfs_stacks_fops);
 	kgo_debugfs_root = dir;
 	return 0;
 }

@@ -129,7 +129,8 @@ static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
 }
 
 /*
- * Consumes up to @want entries of @r's SQ. Return: how many, or the
+ * Consumes up to @want entries of @r's SQ.
+ * Return: how many, or the
  * reason the first could not be (see struct kgo_enter). Context:
  * process or goroutine (the SQ poller), may sleep.
  */
@@ -230,7 +231,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_ring_submit);
  * @s: the session
  * @e: the caller's arguments, copied in
  *
- * Context: process, may sleep. Return: see struct kgo_enter.
+ * Context: process, may sleep.
+ * Return: see struct kgo_enter.
  */
 long kgo_ring_enter(struct kgo_session *s, const struct kgo_enter *e)
 {

@@ -102,6 +102,7 @@ static long kgo_floor_look(unsigned long floor)
  * reads.
  *
  * Context: any but NMI.
+ * Return: true if below the floor.
  */
 bool kgo_floor_stack_denied(void)
 {
@@ -117,6 +118,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_floor_stack_denied);
  * Whether a spawn or a task must be refused.
  *
  * Context: any but NMI.
+ * Return: true if below the mark.
  */
 bool kgo_floor_below(void)
 {

@@ -136,7 +136,8 @@ static void kgo_g_clear(struct kgo_g *g)
  * kgo_g_reuse() - a dead G for a new goroutine, if one is free
  * @p: the caller's P, pinned (kgo_g_p_get()), or NULL
  *
- * Never sleeps. Return: an IDLE G with its scheduling fields cleared,
+ * Never sleeps.
+ * Return: an IDLE G with its scheduling fields cleared,
  * or NULL.
  */
 struct kgo_g *kgo_g_reuse(struct kgo_p *p)
@@ -174,7 +175,8 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
  * up to KGO_GFREE_MAX / 2 Gs) under one sched.lock: a thread submitting
  * many tasks takes the lock once a batch, not once a goroutine.
  *
- * Never sleeps. Return: an IDLE G with its scheduling fields cleared,
+ * Never sleeps.
+ * Return: an IDLE G with its scheduling fields cleared,
  * or NULL if the global list is empty.
  */
 struct kgo_g *kgo_gcache_get(struct kgo_gcache *c)
@@ -204,7 +206,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_gcache_get);
  * kgo_g_alloc() - a new G for a new goroutine
  * @gfp: for the allocation
  *
- * Context: may sleep if @gfp allows. Return: an IDLE G, or NULL.
+ * Context: may sleep if @gfp allows.
+ * Return: an IDLE G, or NULL.
  */
 struct kgo_g *kgo_g_alloc(gfp_t gfp)
 {
@@ -354,7 +357,8 @@ void kgo_g_drain_free(struct kgo_p *p)
  * @nr: how many at least, if there are that many
  *
  * Takes whole batches, each under sched.lock, and frees them with the
- * lock dropped. Context: process. Return: how many were freed.
+ * lock dropped. Context: process.
+ * Return: how many were freed.
  */
 unsigned long kgo_gfree_shrink(unsigned long nr)
 {

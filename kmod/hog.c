@@ -145,7 +145,8 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
  * Only when Gs wait that no idle P can take: the P's queue or the global
  * queue with no P idle, or the P's fresh stack, which no thief sees.
  *
- * Context: the monitor; takes sched->lock. Return: whether it asked.
+ * Context: the monitor; takes sched->lock.
+ * Return: whether it asked.
  */
 bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 {
@@ -203,7 +204,8 @@ out:
  * @m: an M of @p's CPU, woken or created for the relief of @p
  * @p: the P
  *
- * Context: @m, sched->lock held (interrupts off). Return: whether @m
+ * Context: @m, sched->lock held (interrupts off).
+ * Return: whether @m
  * now holds @p; if not, the hog moved on and @m has nothing to do.
  */
 bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
@@ -245,7 +247,8 @@ bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
  * CPU the kernel finds room on, rather than beside @p's new M only.
  *
  * Context: the monitor, may sleep; takes sched->lock, then the M's
- * affinity_lock. Return: whether there was one.
+ * affinity_lock.
+ * Return: whether there was one.
  */
 bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p)
 {

@@ -488,7 +488,8 @@ static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
  * @m: an M that holds no P (its P was handed off while it blocked)
  *
  * Go's exitsyscall fast path, for a P that was handed off and went idle.
- * Context: the M, nothing held. Return: whether @m now holds its P.
+ * Context: the M, nothing held.
+ * Return: whether @m now holds its P.
  */
 bool kgo_reacquire_home(struct kgo_m *m)
 {

@@ -78,6 +78,8 @@ struct kgo_m {
 	struct rcu_head rcu;		/* freed after readers (debugfs.c) */
 };
 
+void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p);
+
 /**
  * kgo_g_p_get() - the P of the calling G's M, pinned
  * @m: the M running the calling G
@@ -90,8 +92,6 @@ struct kgo_m {
  *
  * Return: the P, pinned; or NULL, not pinned, if the M holds none.
  */
-void kgo_g_p_check(struct kgo_m *m, struct kgo_p *p);
-
 static inline struct kgo_p *kgo_g_p_get(struct kgo_m *m)
 {
 	struct kgo_p *p;
@@ -123,7 +123,8 @@ struct kgo_m *kgo_this_m_slow(void);
  * call would cost it a call, a return and the return thunk.
  *
  * Context: process (in interrupt context current is whatever was
- * interrupted: callers check in_task() first). Return: the M, or NULL
+ * interrupted: callers check in_task() first).
+ * Return: the M, or NULL
  * if current is not one of kgo's kthreads.
  */
 static __always_inline struct kgo_m *kgo_this_m(void)

@@ -20,7 +20,8 @@
  * @id: its index in @sched->allp
  * @cpu: the CPU its Ms run on
  *
- * Context: process. Return: the P or NULL.
+ * Context: process.
+ * Return: the P or NULL.
  */
 struct kgo_p *kgo_p_create(struct kgo_sched *sched, int id, int cpu)
 {

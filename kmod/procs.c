@@ -187,7 +187,7 @@ int kgo_gomaxprocs(int n)
 		kgo_block_end();
 	return prev;
 }
-EXPORT_SYMBOL_GPL(kgo_gomaxprocs);
+EXPORT_SYMBOL_NS_GPL(kgo_gomaxprocs, KGO_NS);
 
 int kgo_procs_check_params(void)
 {

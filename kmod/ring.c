@@ -229,7 +229,8 @@ static void kgo_ring_init_mem(struct kgo_ring *r)
 /*
  * What a ring costs its user, taken before anything is allocated: one
  * of max_user_rings, one of max_user_goroutines for a poller, and the
- * CQ's entries as tasks in flight. Return: 0 or -EAGAIN.
+ * CQ's entries as tasks in flight.
+ * Return: 0 or -EAGAIN.
  */
 static int kgo_ring_charge(struct kgo_session *s, u32 flags, u32 cq_entries)
 {
@@ -295,7 +296,8 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
  * kgo_ring_install() does, once the caller has learnt where things
  * are, or kgo_ring_destroy() undoes it.
  *
- * Context: process, may sleep. Return: the ring or an ERR_PTR (see the
+ * Context: process, may sleep.
+ * Return: the ring or an ERR_PTR (see the
  * uapi).
  */
 struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *p)
@@ -430,7 +432,8 @@ void kgo_ring_job_put(struct kgo_ring *r, struct kgo_job *job)
  * completion was promised a slot when its task was consumed. The caller
  * follows up with kgo_ring_wake() once it dropped the lock.
  *
- * Context: session->lock held. Return: the new tail.
+ * Context: session->lock held.
+ * Return: the new tail.
  */
 u32 kgo_ring_post(struct kgo_ring *r, const struct kgo_completion *c)
 {
@@ -526,7 +529,8 @@ static bool kgo_ring_spin(struct kgo_ring *r, u32 target)
  *	 or every task consumed so far has completed
  * @timeout_ns: 0 to poll, KGO_WAIT_FOREVER, or a limit
  *
- * Context: process, may sleep. Return: 0, -ETIMEDOUT or -EINTR.
+ * Context: process, may sleep.
+ * Return: 0, -ETIMEDOUT or -EINTR.
  */
 int kgo_ring_wait(struct kgo_ring *r, u32 min, u64 timeout_ns)
 {

@@ -198,7 +198,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_fresh_publish);
  *	never ran, to the fresh stack)
  *
  * Context: only the owner of @p. A full ring sends half of itself to the
- * global queue. Return: whether a G went where a thief may take it
+ * global queue.
+ * Return: whether a G went where a thief may take it
  * other than runnext: the ring, or the global queue.
  */
 bool kgo_runqput(struct kgo_p *p, struct kgo_g *g, bool next)
@@ -295,7 +296,8 @@ struct kgo_g *kgo_runqget_fresh(struct kgo_p *p, bool *published)
  * @p: the caller's P
  * @inherit: set if the G came from runnext and inherits the time slice
  *
- * Context: only the owner of @p. Return: a G or NULL.
+ * Context: only the owner of @p.
+ * Return: a G or NULL.
  */
 struct kgo_g *kgo_runqget(struct kgo_p *p, bool *inherit)
 {
@@ -374,7 +376,8 @@ static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
  * @p2: the victim
  * @stealnext: also consider @p2's runnext (the last steal pass)
  *
- * Context: only the owner of @p. Return: one of the stolen Gs to run
+ * Context: only the owner of @p.
+ * Return: one of the stolen Gs to run
  * now, the rest queued on @p; NULL if nothing was stolen.
  */
 struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2,
@@ -409,6 +412,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_runqsteal);
  * Context: any. Must not report empty while a G is only moving from
  * runnext to the ring: runqput kicking runnext to the tail and runqget
  * then emptying runnext would otherwise look empty in between.
+ *
+ * Return: true if empty.
  */
 bool kgo_runqempty(struct kgo_p *p)
 {
@@ -458,6 +463,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_runqlen);
  * P needs an M, as opposed to whether there is anything to steal.
  * Context: any; the fresh stack is read racily, which is exact while
  * its owner runs no kgo code (blocked in the kernel, or running a hog).
+ *
+ * Return: true if nothing is queued.
  */
 bool kgo_runqempty_all(struct kgo_p *p)
 {
@@ -490,7 +497,8 @@ void kgo_globrunqputbatch(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
  * Callers pass @max 1 or have an empty ring, so the extra Gs always fit:
  * an overflow here would take sched->lock again in kgo_runqputslow().
  *
- * Context: sched->lock held, by the owner of @p. Return: a G or NULL.
+ * Context: sched->lock held, by the owner of @p.
+ * Return: a G or NULL.
  */
 struct kgo_g *kgo_globrunqget(struct kgo_sched *sched, struct kgo_p *p, u32 max)
 {

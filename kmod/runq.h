@@ -93,6 +93,7 @@ static __always_inline struct kgo_g *__kgo_runqget(struct kgo_p *p, bool *inheri
  *	the caller then wakes a thief for it (kgo_wakep())
  *
  * Context: only the owner of @p, no lock held.
+ * Return: as kgo_runqget().
  */
 static __always_inline struct kgo_g *kgo_runqget_sched(struct kgo_p *p, bool *inherit,
 						       bool *published)

@@ -622,11 +622,11 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 	/* Counts the G in kgo_galive(): before it can run, let alone exit. */
 	if (p) {
 		kgo_pstat_inc(p, gcreated);
-		trace_kgo_g_create(g->goid, p->id);
+		trace_kgo_g_create(g->goid, p->id, fn);
 		kgo_g_p_put();
 	} else {
 		atomic64_inc(&sched->ext_created);
-		trace_kgo_g_create(g->goid, -1);
+		trace_kgo_g_create(g->goid, -1, fn);
 	}
 	kgo_g_stamp_new(g);
 	atomic_set(&g->status, KGO_G_RUNNABLE);
@@ -638,7 +638,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_newproc);
  * For a batch from outside any P: up to a ring's worth of @q's @n Gs go
  * into an idle P with an M of its CPU parked, this CPU's first (as
  * kgo_put_outside() does for one G), which is then started. An idle P's
- * queue is empty: none of them spills to the global queue. Return: how
+ * queue is empty: none of them spills to the global queue.
+ * Return: how
  * many it took. Context: sched->lock held.
  */
 static u32 kgo_inject_idle_p(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
@@ -765,6 +766,8 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
  * release and acquire, and the status cmpxchgs, order them). So the sum
  * only ever counts too many, by the Gs spawned during the reads: a zero
  * is exact, as kgo_sched_drain() needs. Context: any.
+ *
+ * Return: the count, never too few.
  */
 s64 kgo_galive(struct kgo_sched *sched)
 {

@@ -78,7 +78,8 @@ void kgo_session_exit(void)
 /**
  * kgo_session_create() - a session for the caller, who opened /dev/kgo
  *
- * Context: process. Return: the session, or ERR_PTR(-EPERM) when the
+ * Context: process.
+ * Return: the session, or ERR_PTR(-EPERM) when the
  * gate (user.c) is closed to the caller, or ERR_PTR(-ENOMEM).
  */
 struct kgo_session *kgo_session_create(void)
@@ -179,7 +180,8 @@ static void kgo_session_unreserve(struct kgo_session *s, u64 len)
 
 /*
  * Queues @job's completion for the reader, or writes it into the ring's
- * CQ. Return: whether the completion's reference must be dropped (a
+ * CQ.
+ * Return: whether the completion's reference must be dropped (a
  * ring's: its CQ entry is a copy), which the caller does once it has
  * dropped s->lock; then kgo_ring_wake(). Context: s->lock held.
  */
@@ -320,7 +322,8 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u
  * A KGO_TASK_F_INLINE task runs here instead, and is completed (its
  * record is on the read list) when this returns.
  *
- * Context: process, may sleep. Return: the goroutine, NULL for a task
+ * Context: process, may sleep.
+ * Return: the goroutine, NULL for a task
  * run inline, or an ERR_PTR.
  */
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
@@ -406,7 +409,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_submit_one);
  * kgo_session_add_pending() before it queues the goroutine. On failure
  * @job is given back to the ring.
  *
- * Context: process, may sleep. Return: the goroutine, or an ERR_PTR:
+ * Context: process, may sleep.
+ * Return: the goroutine, or an ERR_PTR:
  * the task's own fault (-EINVAL, -E2BIG, -EFAULT), or not (-EAGAIN,
  * -ENOMEM, -ESHUTDOWN).
  */
@@ -672,7 +676,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_session_wait);
  * Cancels @job: an unstarted one completes here with -ECANCELED; a
  * running one (@running) has its context cancelled and completes when
  * its goroutine next checks. Context: s->lock held, which keeps a job on
- * pending from completing, and so alive. Return: whether it was.
+ * pending from completing, and so alive.
+ * Return: whether it was.
  */
 static bool kgo_session_cancel_one(struct kgo_session *s, struct kgo_job *job,
 				   bool running, u64 now)

@@ -328,13 +328,13 @@ struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp)
 {
 	return __kgo_sock_attach(sock, gfp, NULL);
 }
-EXPORT_SYMBOL_GPL(kgo_sock_attach);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_attach, KGO_NS);
 
 struct socket *kgo_sock_socket(struct kgo_sock *ks)
 {
 	return ks->sock;
 }
-EXPORT_SYMBOL_GPL(kgo_sock_socket);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_socket, KGO_NS);
 
 static void kgo_sock_put(struct kgo_sock *ks)
 {
@@ -366,7 +366,7 @@ void kgo_sock_shutdown(struct kgo_sock *ks)
 {
 	kgo_sock_wake(ks, KGO_SOCK_RD | KGO_SOCK_WR, true);
 }
-EXPORT_SYMBOL_GPL(kgo_sock_shutdown);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_shutdown, KGO_NS);
 
 void kgo_sock_close(struct kgo_sock *ks)
 {
@@ -375,7 +375,7 @@ void kgo_sock_close(struct kgo_sock *ks)
 	kgo_sock_shutdown(ks);
 	kgo_sock_put(ks);
 }
-EXPORT_SYMBOL_GPL(kgo_sock_close);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_close, KGO_NS);
 
 /* A call's deadline: KGO_FOREVER, or an absolute CLOCK_MONOTONIC ns. */
 static u64 kgo_sock_deadline(u64 timeout_ns)
@@ -423,7 +423,7 @@ static int kgo_sock_wait(struct kgo_sock *ks, struct kgo_sock_queue *q,
 		return 0;
 	}
 	/* Releases ks->lock once the caller is parked or asleep. */
-	r = kgo_waiter_wait_on(&q->waiters, &ks->lock, left, reason);
+	r = kgo_waiter_wait_on(&q->waiters, &ks->lock, left, reason, false);
 	atomic_dec(&q->nwait);
 	return r;
 }
@@ -535,7 +535,7 @@ ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns
 	kgo_sock_put(ks);
 	return r;
 }
-EXPORT_SYMBOL_GPL(kgo_sock_recv);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_recv, KGO_NS);
 
 ssize_t kgo_sock_send(struct kgo_sock *ks, const void *buf, size_t len, u64 timeout_ns)
 {
@@ -573,7 +573,7 @@ ssize_t kgo_sock_send(struct kgo_sock *ks, const void *buf, size_t len, u64 time
 	/* What went out counts, as for a signal in send(2). */
 	return sent ? sent : r;
 }
-EXPORT_SYMBOL_GPL(kgo_sock_send);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_send, KGO_NS);
 
 int kgo_sock_accept(struct kgo_sock *ks, struct kgo_sock **newp, gfp_t gfp,
 		    u64 timeout_ns)
@@ -615,7 +615,7 @@ int kgo_sock_accept(struct kgo_sock *ks, struct kgo_sock **newp, gfp_t gfp,
 	kgo_sock_put(ks);
 	return r;
 }
-EXPORT_SYMBOL_GPL(kgo_sock_accept);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_accept, KGO_NS);
 
 int kgo_sock_connect(struct kgo_sock *ks, struct sockaddr *addr, int addrlen,
 		     u64 timeout_ns)
@@ -649,4 +649,4 @@ int kgo_sock_connect(struct kgo_sock *ks, struct sockaddr *addr, int addrlen,
 	kgo_sock_put(ks);
 	return r;
 }
-EXPORT_SYMBOL_GPL(kgo_sock_connect);
+EXPORT_SYMBOL_NS_GPL(kgo_sock_connect, KGO_NS);

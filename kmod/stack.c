@@ -177,7 +177,8 @@ static bool kgo_stack_uncharged(void *stack)
 /*
  * Takes @stack, which @p's full cache has no room for, if it is
  * uncharged and the pool has room; the decay work is started when the
- * pool was empty. Return: whether it was taken.
+ * pool was empty.
+ * Return: whether it was taken.
  */
 static bool kgo_stack_pool_give(void *stack)
 {
@@ -277,7 +278,8 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_stack_pooled);
  *
  * Charged to the active memcg, which the caller sets (memcg.h).
  *
- * Context: the M holding @p, process context (may sleep). Return: a stack
+ * Context: the M holding @p, process context (may sleep).
+ * Return: a stack
  * or NULL when memory is short.
  */
 void *kgo_stack_get(struct kgo_p *p, bool uncharged)

@@ -526,7 +526,7 @@ void kgo_yield(void)
 	}
 	kgo_switch_via_m(m, KGO_REQ_YIELD);
 }
-EXPORT_SYMBOL_GPL(kgo_yield);
+EXPORT_SYMBOL_NS_GPL(kgo_yield, KGO_NS);
 
 /* --- The switch through the M, and exit ---------------------------- */
 
@@ -652,4 +652,4 @@ void kgo_exit(void)
 	m = kgo_exiting_m();
 	kgo_goexit(m, m->curg);
 }
-EXPORT_SYMBOL_GPL(kgo_exit);
+EXPORT_SYMBOL_NS_GPL(kgo_exit, KGO_NS);

@@ -25,9 +25,10 @@ void kgo_mutex_init(struct kgo_mutex *m)
 	m->locked = false;
 	INIT_LIST_HEAD(&m->waiters);
 }
-EXPORT_SYMBOL_GPL(kgo_mutex_init);
+EXPORT_SYMBOL_NS_GPL(kgo_mutex_init, KGO_NS);
 
-int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
+static int __kgo_mutex_lock(struct kgo_mutex *m, u64 timeout_ns, bool killable,
+			    const char *fn)
 {
 	unsigned long flags;
 	bool got;
@@ -40,7 +41,7 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 		return got ? 0 : -EAGAIN;
 	}
 
-	if (!kgo_may_block("kgo_mutex_lock_timeout"))
+	if (!kgo_may_block(fn))
 		return -EPERM;
 	might_sleep();
 	kgo_preempt_check();
@@ -52,9 +53,20 @@ int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
 	}
 	/* Woken by unlock: the mutex was handed to us, still locked. */
 	return kgo_waiter_wait_on(&m->waiters, &m->lock, timeout_ns,
-				  KGO_WAIT_REASON_MUTEX);
+				  KGO_WAIT_REASON_MUTEX, killable);
 }
-EXPORT_SYMBOL_GPL(kgo_mutex_lock_timeout);
+
+int kgo_mutex_lock_timeout(struct kgo_mutex *m, u64 timeout_ns)
+{
+	return __kgo_mutex_lock(m, timeout_ns, false, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_mutex_lock_timeout, KGO_NS);
+
+int kgo_mutex_lock_killable(struct kgo_mutex *m, u64 timeout_ns)
+{
+	return __kgo_mutex_lock(m, timeout_ns, true, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_mutex_lock_killable, KGO_NS);
 
 void kgo_mutex_unlock(struct kgo_mutex *m)
 {
@@ -71,7 +83,7 @@ void kgo_mutex_unlock(struct kgo_mutex *m)
 	if (n)
 		kgo_waiter_wake(n->w);
 }
-EXPORT_SYMBOL_GPL(kgo_mutex_unlock);
+EXPORT_SYMBOL_NS_GPL(kgo_mutex_unlock, KGO_NS);
 
 int kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg)
 {
@@ -90,4 +102,4 @@ int kgo_once_do(struct kgo_once *o, void (*fn)(void *arg), void *arg)
 	kgo_mutex_unlock(&o->m);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_once_do);
+EXPORT_SYMBOL_NS_GPL(kgo_once_do, KGO_NS);

@@ -639,7 +639,8 @@ u32 kgo_task_buf_len(const struct kgo_task *t)
  * accounting.
  *
  * Context: process (the submitter, or the SQ poller for a NOP), may
- * sleep. Return: 0, or the status its completion reports (-EFAULT).
+ * sleep.
+ * Return: 0, or the status its completion reports (-EFAULT).
  */
 int kgo_task_run_inline(const struct kgo_task *t, u64 *result)
 {

@@ -4,8 +4,8 @@
  * trace-cmd (-e kgo). They follow a goroutine through its life (create,
  * ready, start, park, end) and record the scheduler's decisions that
  * move work or threads around (steal, M park and wake, handoff,
- * preemption). Every field is an integer, so that recording stays
- * cheap and the binary format needs no string copies.
+ * preemption). Every field is an integer or an address, so that
+ * recording stays cheap and the binary format needs no string copies.
  *
  * A P field of -1 means no P: the event came from outside any goroutine
  * (a thread that is not an M, or interrupt context), or from a
@@ -49,10 +49,22 @@ DECLARE_EVENT_CLASS(kgo_g_class,
 		    TP_printk("goid=%llu p=%d", __entry->goid, __entry->p)
 );
 
-/* @p: the spawner's P, -1 when spawned from outside a goroutine. */
-DEFINE_EVENT(kgo_g_class, kgo_g_create,
-	     TP_PROTO(u64 goid, int p),
-	     TP_ARGS(goid, p)
+/*
+ * @p: the spawner's P, -1 when spawned from outside a goroutine. @fn is
+ * recorded as an address and shown as a symbol: a goroutine is known by
+ * its function, as in Go's traceback ("created by").
+ */
+TRACE_EVENT(kgo_g_create,
+	    TP_PROTO(u64 goid, int p, void *fn),
+	    TP_ARGS(goid, p, fn),
+	    TP_STRUCT__entry(__field(u64, goid)
+			     __field(void *, fn)
+			     __field(int, p)),
+	    TP_fast_assign(__entry->goid = goid;
+			   __entry->fn = fn;
+			   __entry->p = p;),
+	    TP_printk("goid=%llu p=%d fn=%ps", __entry->goid, __entry->p,
+		      __entry->fn)
 );
 
 /* The goroutine exited on @p. */

@@ -7,7 +7,8 @@
  * A goroutine parks; its timeout timer is armed in the park's unlockf,
  * so that the timer can only fire once the goroutine is off its stack
  * and kgo_ready() is legal. A thread sleeps in TASK_UNINTERRUPTIBLE,
- * like a mutex waiter, and the same timer wakes it.
+ * like a mutex waiter, and the same timer wakes it; or in TASK_KILLABLE
+ * for the _killable calls, where a fatal signal claims the wake-up.
  */
 
 #include <linux/rcupdate.h>
@@ -172,10 +173,24 @@ int kgo_waiter_block(struct kgo_waiter *w, void (*unlock)(void *arg), void *arg)
 	if (w->timeout_ns != KGO_FOREVER)
 		hrtimer_start(&w->timer, ns_to_ktime(w->timeout_ns), HRTIMER_MODE_REL_HARD);
 	for (;;) {
-		set_current_state(TASK_UNINTERRUPTIBLE);
+		set_current_state(w->kill == KGO_WAITER_KILLABLE ?
+				  TASK_KILLABLE : TASK_UNINTERRUPTIBLE);
 		/* Acquire: pairs with the release in kgo_waiter_wake(). */
 		if (smp_load_acquire(&w->woken))
 			break;
+		if (w->kill == KGO_WAITER_KILLABLE && fatal_signal_pending(current)) {
+			if (kgo_waiter_claim(w, KGO_WAIT_TIMEOUT)) {
+				w->kill = KGO_WAITER_KILLED;
+				break;
+			}
+			/*
+			 * Claimed by a waker, whose kgo_waiter_wake() is on
+			 * its way: sleep for it uninterruptibly, rather than
+			 * spin on a signal that keeps schedule() from sleeping.
+			 */
+			w->kill = 0;
+			continue;
+		}
 		schedule();
 	}
 	__set_current_state(TASK_RUNNING);
@@ -193,11 +208,13 @@ static void kgo_waiter_spin_unlock(void *arg)
  * @lock: protects @q; held by the caller with interrupts off, released here
  * @timeout_ns: ns, or KGO_FOREVER
  * @reason: enum kgo_waitreason
+ * @killable: a thread's wait ends with -EINTR at a fatal signal
  *
- * Return: 0 once dequeued and woken, -ETIMEDOUT (then off the list).
+ * Return: 0 once dequeued and woken, -ETIMEDOUT or -EINTR (then off the
+ * list).
  */
 int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
-		       u8 reason)
+		       u8 reason, bool killable)
 {
 	struct kgo_waiter w;
 	struct kgo_wait_node n = { .w = &w };
@@ -205,6 +222,8 @@ int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
 
 	lockdep_assert_held(lock);
 	kgo_waiter_init(&w, kgo_g_m(), timeout_ns, reason, true);
+	if (killable)
+		kgo_waiter_killable(&w);
 	list_add_tail(&n.node, q);
 	why = kgo_waiter_block(&w, kgo_waiter_spin_unlock, lock);
 	if (why == KGO_WAIT_TIMEOUT) {
@@ -213,7 +232,7 @@ int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
 		spin_unlock_irq(lock);
 	}
 	kgo_waiter_destroy(&w);
-	return why == KGO_WAIT_TIMEOUT ? -ETIMEDOUT : 0;
+	return why == KGO_WAIT_TIMEOUT ? kgo_waiter_err(&w) : 0;
 }
 
 /*
@@ -249,4 +268,4 @@ int kgo_sleep(u64 ns)
 	kgo_waiter_destroy(&w);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(kgo_sleep);
+EXPORT_SYMBOL_NS_GPL(kgo_sleep, KGO_NS);

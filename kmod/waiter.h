@@ -20,6 +20,15 @@ struct kgo_g;
 /* Claims by a wake-up are positive: 1 + the index of what woke it. */
 
 /*
+ * A thread that waits killable (kgo_waiter_killable()) and gets a fatal
+ * signal claims its own wake-up as a timeout would, so that every
+ * caller's timeout path takes it off its queues; kill tells the two
+ * apart afterwards (kgo_waiter_err()). Goroutines receive no signals.
+ */
+#define KGO_WAITER_KILLABLE	1
+#define KGO_WAITER_KILLED	2
+
+/*
  * A goroutine or a thread blocked on something (Go's sudog, less the
  * queue links, which the user of a waiter keeps: one waiter may be on
  * several queues at once, as in select). Lives on the waiter's stack.
@@ -42,6 +51,7 @@ struct kgo_waiter {
 	int woken;			/* a thread may return: see kgo_waiter_wake() */
 	u64 timeout_ns;			/* KGO_FOREVER: none */
 	u8 reason;			/* enum kgo_waitreason */
+	u8 kill;			/* a thread's: KGO_WAITER_KILLABLE, _KILLED */
 	struct hrtimer timer;		/* only with a timeout */
 };
 
@@ -56,7 +66,7 @@ struct kgo_wait_node {
 };
 
 int kgo_waiter_wait_on(struct list_head *q, spinlock_t *lock, u64 timeout_ns,
-		       u8 reason);
+		       u8 reason, bool killable);
 struct kgo_wait_node *kgo_waiter_dequeue(struct list_head *q);
 
 void kgo_waiter_init_timer(struct kgo_waiter *w);
@@ -83,10 +93,29 @@ static inline void kgo_waiter_init(struct kgo_waiter *w, struct kgo_m *m,
 	atomic_set(&w->state, KGO_WAIT_WAITING);
 	w->single = one_queue && timeout_ns == KGO_FOREVER;
 	w->woken = 0;
+	w->kill = 0;
 	w->timeout_ns = timeout_ns;
 	/* Without a timeout, no timer: the common case stays cheap. */
 	if (timeout_ns != KGO_FOREVER)
 		kgo_waiter_init_timer(w);
+}
+
+/*
+ * Makes a thread's wait killable, after kgo_waiter_init(). Its claim
+ * then races a signal, so it is never single: claims need the cmpxchg.
+ */
+static inline void kgo_waiter_killable(struct kgo_waiter *w)
+{
+	if (!w->g) {
+		w->kill = KGO_WAITER_KILLABLE;
+		w->single = false;
+	}
+}
+
+/* The error of a wait claimed as KGO_WAIT_TIMEOUT: a fatal signal's or the timer's. */
+static inline int kgo_waiter_err(const struct kgo_waiter *w)
+{
+	return w->kill == KGO_WAITER_KILLED ? -EINTR : -ETIMEDOUT;
 }
 
 /* Context: the waiter itself, once it is no longer on any queue. */

@@ -52,7 +52,7 @@ void kgo_wg_init(struct kgo_waitgroup *wg)
 	atomic_long_set(&wg->state, 0);
 	INIT_LIST_HEAD(&wg->waiters);
 }
-EXPORT_SYMBOL_GPL(kgo_wg_init);
+EXPORT_SYMBOL_NS_GPL(kgo_wg_init, KGO_NS);
 
 /* An add that may wake: under the lock, so no waiter queues meanwhile. */
 static void kgo_wg_add_locked(struct kgo_waitgroup *wg, long delta)
@@ -100,16 +100,17 @@ void kgo_wg_add(struct kgo_waitgroup *wg, long delta)
 	} while (!atomic_long_try_cmpxchg(&wg->state, &state,
 					  state + delta * KGO_WG_ONE));
 }
-EXPORT_SYMBOL_GPL(kgo_wg_add);
+EXPORT_SYMBOL_NS_GPL(kgo_wg_add, KGO_NS);
 
 void kgo_wg_done_and_exit(struct kgo_waitgroup *wg)
 {
 	kgo_wg_done(wg);
 	kgo_exit();	/* returns only outside a goroutine, with a WARN */
 }
-EXPORT_SYMBOL_GPL(kgo_wg_done_and_exit);
+EXPORT_SYMBOL_NS_GPL(kgo_wg_done_and_exit, KGO_NS);
 
-int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
+static int __kgo_wg_wait(struct kgo_waitgroup *wg, u64 timeout_ns, bool killable,
+			 const char *fn)
 {
 	long state;
 
@@ -118,8 +119,9 @@ int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 		return 0;
 	if (timeout_ns == KGO_NOWAIT)	/* any context */
 		return -EAGAIN;
-	if (!kgo_may_block("kgo_wg_wait_timeout"))
+	if (!kgo_may_block(fn))
 		return -EPERM;
+	might_sleep();
 	spin_lock_irq(&wg->lock);
 	/* Full barrier: the count read is the one at the flag's setting. */
 	state = atomic_long_fetch_or(KGO_WG_WAITERS, &wg->state);
@@ -130,6 +132,17 @@ int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
 		return 0;
 	}
 	return kgo_waiter_wait_on(&wg->waiters, &wg->lock, timeout_ns,
-				  KGO_WAIT_REASON_WAITGROUP);
+				  KGO_WAIT_REASON_WAITGROUP, killable);
 }
-EXPORT_SYMBOL_GPL(kgo_wg_wait_timeout);
+
+int kgo_wg_wait_timeout(struct kgo_waitgroup *wg, u64 timeout_ns)
+{
+	return __kgo_wg_wait(wg, timeout_ns, false, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_wg_wait_timeout, KGO_NS);
+
+int kgo_wg_wait_killable(struct kgo_waitgroup *wg, u64 timeout_ns)
+{
+	return __kgo_wg_wait(wg, timeout_ns, true, __func__);
+}
+EXPORT_SYMBOL_NS_GPL(kgo_wg_wait_killable, KGO_NS);

@@ -168,5 +168,6 @@ module_init(kgo_bench_init);
 module_exit(kgo_bench_exit);
 
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();
 MODULE_DESCRIPTION("kgo_bench: kgo's scheduler against the kernel's own mechanisms");
 MODULE_AUTHOR("The kgo authors");

@@ -391,3 +391,4 @@ module_init(kgo_misuse_init);
 module_exit(kgo_misuse_exit);
 MODULE_DESCRIPTION("kgo: the kernel API misused on purpose");
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();

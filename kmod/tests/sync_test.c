@@ -2,11 +2,16 @@
 /*
  * kgo_sync: kgo_mutex, kgo_once and the WaitGroup's timeout.
  * kgo_time_fairness: Go's TestTimerFairness.
+ * The _killable waits: a fatal signal ends a thread's wait, and the
+ * object it waited on is left as if the thread had never come.
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include <kgo.h>
@@ -360,12 +365,118 @@ static void kgo_sync_wg_race_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT), 0);
 }
 
+/*
+ * A kthread that takes SIGKILL (kthreads ignore signals unless they
+ * allow one) waits killable on one of three objects. The test sends the
+ * signal once the thread sleeps on the object: a state, not a time.
+ */
+enum kill_what { KILL_WG, KILL_MUTEX, KILL_RECV };
+
+struct kill_ctx {
+	enum kill_what what;
+	struct kgo_waitgroup wg;
+	struct kgo_mutex m;
+	struct kgo_chan *c;
+	struct completion done;
+	int ret;
+};
+
+static int kill_waiter(void *arg)
+{
+	struct kill_ctx *x = arg;
+	int v;
+
+	allow_signal(SIGKILL);
+	switch (x->what) {
+	case KILL_WG:
+		x->ret = kgo_wg_wait_killable(&x->wg, KGO_FOREVER);
+		break;
+	case KILL_MUTEX:
+		x->ret = kgo_mutex_lock_killable(&x->m, KGO_FOREVER);
+		break;
+	case KILL_RECV:
+		x->ret = kgo_chan_recv_killable(x->c, &v, NULL, KGO_FOREVER);
+		break;
+	}
+	flush_signals(current);
+	complete(&x->done);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+static void kill_one(struct kunit *test, enum kill_what what)
+{
+	struct kill_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	struct task_struct *t;
+	int v = 7, i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	x->what = what;
+	x->ret = 1;
+	init_completion(&x->done);
+	kgo_wg_init(&x->wg);
+	kgo_wg_add(&x->wg, 1);
+	kgo_mutex_init(&x->m);
+	KUNIT_ASSERT_EQ(test, kgo_mutex_lock(&x->m), 0);
+	x->c = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, x->c);
+
+	t = kthread_run(kill_waiter, x, "kgo-kill-waiter");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	/*
+	 * Asleep killable: only a waiter already on the object's queue
+	 * sleeps so (kgo_waiter_block()). The bound is for a hang only.
+	 */
+	for (i = 0; i < 60 * HZ; i++) {
+		if (READ_ONCE(t->__state) == TASK_KILLABLE)
+			break;
+		schedule_timeout_uninterruptible(1);
+	}
+	KUNIT_ASSERT_LT(test, i, 60 * HZ);
+	send_sig(SIGKILL, t, 1);
+	KUNIT_ASSERT_TRUE(test, wait_for_completion_timeout(&x->done, 60 * HZ) > 0);
+	KUNIT_EXPECT_EQ(test, x->ret, -EINTR);
+
+	/* Nothing lost: the object is as if the thread had never waited. */
+	switch (what) {
+	case KILL_WG:
+		KUNIT_EXPECT_TRUE(test, list_empty(&x->wg.waiters));
+		kgo_wg_done(&x->wg);
+		KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, KGO_NOWAIT), 0);
+		break;
+	case KILL_MUTEX:
+		/* Still ours, with no waiter to hand it to. */
+		KUNIT_EXPECT_TRUE(test, list_empty(&x->m.waiters));
+		kgo_mutex_unlock(&x->m);
+		KUNIT_EXPECT_TRUE(test, kgo_mutex_trylock(&x->m));
+		break;
+	case KILL_RECV:
+		/* No receiver left on the channel to take a send. */
+		KUNIT_EXPECT_EQ(test, kgo_chan_send(x->c, &v, KGO_NOWAIT), -EAGAIN);
+		break;
+	}
+	kgo_mutex_unlock(&x->m);
+	kthread_stop(t);
+	put_task_struct(t);
+	kgo_chan_destroy(x->c);
+}
+
+static void kgo_sync_killable_test(struct kunit *test)
+{
+	kill_one(test, KILL_WG);
+	kill_one(test, KILL_MUTEX);
+	kill_one(test, KILL_RECV);
+}
+
 static struct kunit_case kgo_sync_cases[] = {
 	KUNIT_CASE(kgo_sync_mutex_test),
 	KUNIT_CASE(kgo_sync_mutex_timeout_test),
 	KUNIT_CASE(kgo_sync_once_test),
 	KUNIT_CASE(kgo_sync_wg_timeout_test),
 	KUNIT_CASE(kgo_sync_go_wg_test),
+	KUNIT_CASE(kgo_sync_killable_test),
 	KUNIT_CASE(kgo_sync_wg_race_test),
 	KUNIT_CASE(kgo_time_fairness_test),
 	{}

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/thread_info.h>
 
+#include <kgo.h>
 #include <linux/kgo.h>
 #include "compat.h"
 #include "ioctl.h"
@@ -195,5 +196,6 @@ static struct kunit_suite kgo_uapi_suite = {
 kunit_test_suites(&kgo_uapi_suite);
 
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();
 MODULE_DESCRIPTION("KUnit suites for kgo");
 KGO_MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

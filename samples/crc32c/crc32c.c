@@ -434,3 +434,4 @@ module_init(kgo_crc32c_init);
 module_exit(kgo_crc32c_exit);
 MODULE_DESCRIPTION("kgo sample: CRC32C of a file by goroutines, a thread and a workqueue");
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();

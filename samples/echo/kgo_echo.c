@@ -217,4 +217,5 @@ static void __exit kgo_echo_exit(void)
 module_init(kgo_echo_init);
 module_exit(kgo_echo_exit);
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();
 MODULE_DESCRIPTION("kgo sample: TCP echo server, a goroutine per connection");

@@ -73,3 +73,4 @@ module_init(kgo_hello_init);
 module_exit(kgo_hello_exit);
 MODULE_DESCRIPTION("kgo's hello goroutine sample");
 MODULE_LICENSE("GPL");
+KGO_MODULE_IMPORT();

@@ -3,8 +3,8 @@
  * The debugfs views in /sys/kernel/debug/kgo: every line of sched,
  * procs, ms and goroutines parses with its documented format, sched and
  * procs agree on the Ps, and goroutines shows parked goroutines with
- * their wait reason while they sleep. Skips where the kernel has no
- * debugfs.
+ * their wait reason and function while they sleep, and stacks each one
+ * with its kernel stack. Skips where the kernel has no debugfs.
  */
 
 #include <errno.h>
@@ -92,9 +92,12 @@ struct sched_line {
 			"runnext=%llu fresh=%u gfreecnt=%u%n"
 #define PSTAT_FMT	" %31[a-z_]=%llu%n"
 #define M_FMT		"M%llu: cpu=%d p=%d curg=%llu spinning=%d state=%c%n"
-#define G_FMT		"G%llu: status=%15[a-z] waitreason=\"%31[^\"]\" for_ns=%llu m=%lld%n"
+/* fn is the rest of the line: "sym [module]" has a space. */
+#define G_FMT		"G%llu: status=%15[a-z] waitreason=\"%31[^\"]\" for_ns=%llu m=%lld " \
+			"fn=%127[^\n]%n"
 /* %[^"] fails on an empty string: the empty reason has its own format. */
-#define G_FMT_NOREASON	"G%llu: status=%15[a-z] waitreason=\"\" for_ns=%llu m=%lld%n"
+#define G_FMT_NOREASON	"G%llu: status=%15[a-z] waitreason=\"\" for_ns=%llu m=%lld fn=%127[^\n]%n"
+#define STACK_G_FMT	"G%llu: status=waiting waitreason=\"%31[^\"]\" fn=%127[^\n]%n"
 
 static int parse_sched(const char *line, struct sched_line *s)
 {
@@ -239,7 +242,7 @@ TEST_F(debugfs, ms)
 /* Parses the goroutines view; returns how many Gs wait with @reason. */
 static int count_waiting(struct __test_metadata *_metadata, const char *reason)
 {
-	char line[256], status[16], why[32];
+	char line[512], status[16], why[32], fn[128];
 	int n = 0;
 	FILE *f;
 
@@ -254,8 +257,8 @@ static int count_waiting(struct __test_metadata *_metadata, const char *reason)
 		long long m;
 
 		why[0] = '\0';
-		if (sscanf(line, G_FMT, &goid, status, why, &for_ns, &m, &end) != 5 &&
-		    sscanf(line, G_FMT_NOREASON, &goid, status, &for_ns, &m, &end) != 4)
+		if (sscanf(line, G_FMT, &goid, status, why, &for_ns, &m, fn, &end) != 6 &&
+		    sscanf(line, G_FMT_NOREASON, &goid, status, &for_ns, &m, fn, &end) != 5)
 			end = -1;
 		EXPECT_EQ((int)strlen(line), end) TH_LOG("goroutines: '%s'", line);
 		if (end != (int)strlen(line))
@@ -267,7 +270,8 @@ static int count_waiting(struct __test_metadata *_metadata, const char *reason)
 				TH_LOG("goroutines: '%s'", line);
 		}
 		if (!strcmp(status, "waiting")) {
-			if (!strcmp(why, reason))
+			/* SLEEP tasks run in kgo's own task code. */
+			if (!strcmp(why, reason) && strstr(fn, "[kgo]"))
 				n++;
 		} else {
 			EXPECT_STREQ("", why) TH_LOG("goroutines: '%s'", line);
@@ -275,6 +279,43 @@ static int count_waiting(struct __test_metadata *_metadata, const char *reason)
 				    !strcmp(status, "syscall"))
 				TH_LOG("goroutines: '%s'", line);
 		}
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Parses the stacks view; returns how many Gs wait with @reason and
+ * show a first frame in kgo's code (the caller of its stack switch),
+ * each frame line a symbol.
+ */
+static int count_stacks(struct __test_metadata *_metadata, const char *reason)
+{
+	char line[512], why[32], fn[128];
+	bool in_g = false, first = false;
+	int n = 0;
+	FILE *f;
+
+	f = open_view("stacks");
+	if (!f) {
+		TH_LOG(KGO_DIR "/stacks: %s", strerror(errno));
+		return -1;
+	}
+	while (next_line(f, line, sizeof(line))) {
+		unsigned long long goid;
+		int end = -1;
+
+		if (line[0] == 'G') {
+			in_g = sscanf(line, STACK_G_FMT, &goid, why, fn, &end) == 3 &&
+			       end == (int)strlen(line) && !strcmp(why, reason);
+			first = true;
+			continue;
+		}
+		/* Frames: "  sym+off/size [mod]", "  ? ..." or "  ..." */
+		EXPECT_EQ(0, strncmp(line, "  ", 2)) TH_LOG("stacks: '%s'", line);
+		if (in_g && first && strstr(line, "[kgo]") && strchr(line, '+'))
+			n++;
+		first = false;
 	}
 	fclose(f);
 	return n;
@@ -315,6 +356,9 @@ TEST_F_TIMEOUT(debugfs, goroutines_while_sleeping, 120)
 		usleep(1000);
 	} while (now_ns() < deadline);
 	EXPECT_LE(NSLEEPERS, most);
+	/* All parked (or missed, which the check above reports): their stacks. */
+	if (n >= NSLEEPERS)
+		EXPECT_LE(NSLEEPERS, count_stacks(_metadata, "sleep"));
 	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_CANCEL, &cancel));
 
 	while (got < NSLEEPERS) {
