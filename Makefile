@@ -21,7 +21,8 @@
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
 #   make tools        libkgo, tools/kgoctl/kgoctl and the selftest binaries
-#   make style        checkpatch.pl over the project's C files, the core's layering (tools/callgraph.py)
+#   make style        checkpatch.pl over the project's C files, the core's layering
+#                     (tools/callgraph.py), the API's kernel-doc -Wall (tools/kdoc.sh)
 #   make sparse       sparse (C=2) over the module
 #   make install      kgo.ko alone into /lib/modules/<its kernel>/ (extra/
 #                     or, from 6.6, updates/), and depmod: modprobe kgo;

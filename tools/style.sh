@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # `make style`: the kernel's checkpatch.pl over every C file of the project,
 # then the layering of the scheduler core and the size of kmod's files
-# (tools/callgraph.py).
+# (tools/callgraph.py), then the API's kernel-doc (tools/kdoc.sh).
 #
 # The files fall in four groups, each with its own rules: kernel code
 # (--strict, the default for any file not named below), the KUnit tests,
@@ -107,4 +107,5 @@ for opts in "${groups[@]}"; do
 		--max-line-length=100 --ignore "$ignore" -f ${batch[$opts]} || rc=$?
 done
 python3 "$KGO_TOP/tools/callgraph.py" "$KGO_TOP/kmod" || rc=$?
+"$KGO_TOP/tools/kdoc.sh" || rc=$?
 exit $rc
