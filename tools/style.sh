@@ -52,7 +52,10 @@ declare -A file_ignore=(
 	# defined (DEFINE_KGO_MUTEX(), as DEFINE_MUTEX()): no side effects.
 	[kmod/ioctl.c]=MACRO_ARG_REUSE
 	[kmod/proc.h]=MACRO_ARG_REUSE
-	[include/kgo.h]=MACRO_ARG_REUSE
+	# The public header is built into other people's modules, against
+	# every kernel kgo supports: KGO_NS must be spelled for the kernel at
+	# hand, and kmod/compat.h is not theirs to include.
+	[include/kgo.h]=MACRO_ARG_REUSE,LINUX_VERSION_CODE,CONSTANT_COMPARISON
 	# kgo_cpu_m's export follows its DEFINE_PER_CPU(), which checkpatch
 	# does not take for a definition.
 	[kmod/m.c]=EXPORT_SYMBOL
