@@ -317,15 +317,28 @@ static void rr_parent(void *arg)
 	kgo_wg_wait(&c->wg);
 }
 
+/* Events that send a G to the global queue, out of its P's FIFO order. */
+static u64 rr_disturbances(void)
+{
+	return PSTAT(preempts) + PSTAT(hog_reliefs) + PSTAT(handoffs);
+}
+
 /*
  * Three Gs that yield in turn on one P: every yield hands the P to the
  * next of the other two in FIFO order, whether it went straight to it
  * (kgo_yield_direct()) or through the M, and most went straight.
+ *
+ * FIFO holds while the P keeps its M. If the kernel keeps the M off the
+ * CPU for a slice (a loaded host makes a vCPU stall that long), the
+ * monitor preempts the G or takes the P (hog.c), and that G goes to the
+ * global queue, as Go's gopreempt_m sends it: the order is then Go's,
+ * not round robin, and the case says so instead of failing.
  */
 static void kgo_sched_yield_direct_test(struct kunit *test)
 {
 	struct rr_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	u64 direct = PSTAT(yields_direct), yields = PSTAT(yields);
+	u64 disturbed = rr_disturbances();
 	int ret, i, bad = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
@@ -339,9 +352,14 @@ static void kgo_sched_yield_direct_test(struct kunit *test)
 	for (i = RR_GS; i < RR_GS * (RR_ROUNDS - 1); i++)
 		if (c->log[i] != c->log[i - RR_GS] || c->log[i] == c->log[i - 1])
 			bad++;
-	kunit_info(test, "yields %llu, direct %llu, out of turn %d\n",
-		   yields, direct, bad);
-	KUNIT_EXPECT_EQ(test, bad, 0);
+	disturbed = rr_disturbances() - disturbed;
+	kunit_info(test, "yields %llu, direct %llu, out of turn %d, preempted or relieved %llu\n",
+		   yields, direct, bad, disturbed);
+	if (disturbed)
+		kunit_mark_skipped(test, "round robin not checked: %llu preemptions, reliefs or handoffs (the M was off its CPU for a slice)",
+				   disturbed);
+	else
+		KUNIT_EXPECT_EQ(test, bad, 0);
 	KUNIT_EXPECT_GE(test, yields, (u64)RR_GS * RR_ROUNDS);
 	KUNIT_EXPECT_GE(test, direct, yields / 2);
 }
