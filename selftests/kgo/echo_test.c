@@ -7,7 +7,9 @@
  * (ESTABLISHED or CLOSE_WAIT in /proc/net/tcp), the port free to bind
  * again, and kgo's goroutine count back where it was.
  *
- * - verified: 1,000 connections at once, each doing round trips of sizes
+ * - verified: 1,000 connections at once ($KGO_ECHO_CONNS sets another
+ *   number: make check's debug kernel takes fewer, and make matrix runs
+ *   it with all of them), each doing round trips of sizes
  *   from 1 byte to 4 KiB, every echoed byte checked against what was
  *   sent (a function of the connection and the byte's offset), with
  *   loopback's input queue made long enough for them (see there);
@@ -47,7 +49,8 @@
 
 #define DEFAULT_MODULE	"/kgo/kgo_echo.ko"
 #define PORT		7207
-#define NCONNS		1000
+#define NCONNS		1000	/* unless $KGO_ECHO_CONNS says otherwise */
+#define NCONNS_MAX	10000
 #define TRIPS		10
 #define MAX_MSG		4096
 /*
@@ -259,6 +262,8 @@ static int write_backlog(int n)
 	return fclose(f) || ret ? -1 : 0;
 }
 
+static unsigned int nconns = NCONNS;
+
 FIXTURE(echo) {
 	char path[256];
 	char name[256];		/* the module's name, for delete_module() */
@@ -291,12 +296,17 @@ static int unload(FIXTURE_DATA(echo) *self)
 FIXTURE_SETUP(echo)
 {
 	const char *env = getenv("KGO_ECHO_MODULE");
+	const char *conns = getenv("KGO_ECHO_CONNS");
 	struct rlimit rl;
 	char params[32], *dot;
 	uint64_t end;
 	int err, fd;
 
 	self->backlog = -1;
+	if (conns && *conns)
+		nconns = strtoul(conns, NULL, 0);
+	ASSERT_TRUE(nconns > 0 && nconns <= NCONNS_MAX)
+		TH_LOG("KGO_ECHO_CONNS=%s: 1 to %u", conns, NCONNS_MAX);
 	snprintf(self->path, sizeof(self->path), "%s", env && *env ? env : DEFAULT_MODULE);
 	if (access(self->path, R_OK)) {
 		self->skip = "no echo module: samples/echo not built (or set KGO_ECHO_MODULE)";
@@ -314,8 +324,8 @@ FIXTURE_SETUP(echo)
 	signal(SIGPIPE, SIG_IGN);
 	/* An fd a connection, and some. */
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &rl));
-	if (rl.rlim_cur < NCONNS + 64) {
-		rl.rlim_cur = NCONNS + 64;
+	if (rl.rlim_cur < nconns + 64) {
+		rl.rlim_cur = nconns + 64;
 		if (rl.rlim_max < rl.rlim_cur)
 			rl.rlim_max = rl.rlim_cur;
 		ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &rl));
@@ -625,12 +635,12 @@ TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 	struct client *cs;
 	struct net_losses before, after;
 	uint64_t bad = 0, start, moved, told;
-	unsigned int left = NCONNS, errors = 0;
+	unsigned int left = nconns, errors = 0;
 	int epfd;
 
 	if (self->skip)
 		SKIP(return, "%s", self->skip);
-	cs = calloc(NCONNS, sizeof(*cs));
+	cs = calloc(nconns, sizeof(*cs));
 	ASSERT_NE(NULL, cs);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_LE(0, epfd);
@@ -649,7 +659,7 @@ TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 	if (self->backlog >= BACKLOG_BURST || write_backlog(BACKLOG_BURST))
 		self->backlog = -1;	/* large enough, or not ours to change */
 	before = net_losses();
-	for (unsigned int i = 0; i < NCONNS; i++) {
+	for (unsigned int i = 0; i < nconns; i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &cs[i] };
 		struct client *c = &cs[i];
 
@@ -670,7 +680,7 @@ TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 		if (now_ns() - told >= PROGRESS_NS) {
 			told = now_ns();
 			printf("# verified: %.0f s, %u of %u connections still going\n",
-			       (told - start) / 1e9, left, NCONNS);
+			       (told - start) / 1e9, left, nconns);
 			fflush(stdout);
 		}
 
@@ -701,7 +711,7 @@ TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 	EXPECT_EQ(0, left) TH_LOG("%u connection(s) still going after %.1f s, the last event %.1f s ago",
 				  left, (now_ns() - start) / 1e9, (now_ns() - moved) / 1e9);
 	/* Slow or stuck: how far each got, and how long ago it last moved. */
-	for (unsigned int i = 0, shown = 0; left && i < NCONNS && shown < 5; i++) {
+	for (unsigned int i = 0, shown = 0; left && i < nconns && shown < 5; i++) {
 		struct client *c = &cs[i];
 
 		if (c->trip == TRIPS)
@@ -719,7 +729,7 @@ TEST_F_TIMEOUT(echo, verified, VERIFIED_TIMEOUT_S)
 	EXPECT_EQ(0, errors) TH_LOG("%u connection(s) failed, first: %s", errors, client_error);
 	EXPECT_EQ(0, bad) TH_LOG("%llu echoed byte(s) differ from what was sent",
 				 (unsigned long long)bad);
-	for (unsigned int i = 0; i < NCONNS; i++)
+	for (unsigned int i = 0; i < nconns; i++)
 		close(cs[i].fd);
 	close(epfd);
 	free(cs);

@@ -2,7 +2,9 @@
 /*
  * SIGKILL a process with 65536 long tasks in flight, then unload kgo.
  *
- * A child opens /dev/kgo and submits up to 65536 tasks that would keep
+ * A child opens /dev/kgo and submits up to 65536 tasks ($KGO_KILL_TASKS
+ * sets another number; make check's debug kernel takes fewer, and make
+ * matrix runs it with all of them) that would keep
  * goroutines busy for seconds: SLEEP 10 s, SELECT with 10 ms gaps (10 s),
  * SPIN 1 s, BLOCK 10 s, YIELD a million times (one task in 32: each one
  * that started goes on for seconds, minutes under KASAN), and small
@@ -14,9 +16,12 @@
  * 10 s; or, where 65536 goroutines take longer than that only to be
  * scheduled once and drop their cancelled job (the debug kernel, KASAN
  * under TCG), that none of them is still asleep or waiting in its task
- * at 10 s, and that the unload comes within 120 s. It then loads kgo
- * back with the parameters it had and checks
- * that a NOP runs. Three rounds: killed after submitting everything,
+ * at 10 s, and that from then on their number falls at every census
+ * until kgo unloads. How fast they drain is the machine's business: on
+ * the debug kernel beside a CPU hog, 15,000 took 75 s, and a bound in
+ * seconds there only measured the host. A census that finds as many
+ * goroutines as the last one is a stall, and a failure. It then loads
+ * kgo back with the parameters it had and checks that a NOP runs. Three rounds: killed after submitting everything,
  * killed in the middle of a SUBMIT, and after everything again. Past
  * 10 s it says, from debugfs, what the goroutines still alive are
  * doing, keeps trying (so that kgo is back for the tests after it) and
@@ -51,20 +56,22 @@
 
 #define DEFAULT_MODULE	"/kgo/kgo.ko"
 #define PARAMS_DIR	"/sys/module/kgo/parameters"
-#define NTASKS		65536
+#define NTASKS		65536	/* unless $KGO_KILL_TASKS says fewer */
 #define BATCH		4096
 #define ROUNDS		3
 #define RETRY_MS	50
 #define UNLOAD_NS	(10 * NSEC)	/* the contract */
-/* Past it, the queue of cancelled goroutines may still be draining. */
-#define UNLOAD_DRAIN_NS	(120 * NSEC)
 /*
- * Past the contract, how long to keep trying, so that kgo is back for
- * the tests after this one: without the cancelling, the goroutines
- * that started run to their end (minutes under KASAN).
+ * Past the contract the queue of cancelled goroutines may still be
+ * draining: it is counted this often, and must be shorter each time.
  */
-#define UNLOAD_GIVEUP_NS (300 * NSEC)
-#define CENSUS_EVERY_NS	(30 * NSEC)
+#define CENSUS_EVERY_NS	(20 * NSEC)
+/*
+ * A last resort against a drain that shrinks by a few goroutines a
+ * census and never ends, so that kgo is back for the tests after this
+ * one; the harness's limit is above three rounds of it.
+ */
+#define UNLOAD_GIVEUP_NS (600 * NSEC)
 /* Asleep in a task this long at the contract: the cancel did not reach it. */
 #define STUCK_NS	(1 * NSEC)
 #define DEBUGFS		"/sys/kernel/debug/kgo/"
@@ -75,6 +82,8 @@
  */
 #define SUBMIT_STALL_NS	(120 * NSEC)
 #define YIELDS		1000000ULL
+
+static uint64_t ntasks = NTASKS;
 
 FIXTURE(kill) {
 	char module[256];
@@ -156,7 +165,7 @@ FIXTURE_TEARDOWN(kill)
 }
 
 /*
- * What kgo's goroutines are doing, from debugfs: "N goroutines: running
+ * What kgo's goroutines are doing, from debugfs (*@alive is N): "N goroutines: running
  * a, runnable b, syscall c, waiting d (sleep e, select f, ...); in a task
  * for over 1 s: k". Empty without debugfs. Holds the module while it
  * reads. Returns k, how many are still in a task, not cancelled: asleep
@@ -168,7 +177,7 @@ FIXTURE_TEARDOWN(kill)
  * that ignored a cancel sent 10 s earlier has been asleep for seconds.
  * -1 without debugfs.
  */
-static long long census(char *out, size_t len)
+static long long census(char *out, size_t len, unsigned long long *alive)
 {
 	static const char *const st[] = { "running", "runnable", "syscall", "waiting" };
 	static const char *const why[] = {
@@ -180,6 +189,7 @@ static long long census(char *out, size_t len)
 	FILE *f = fopen(DEBUGFS "goroutines", "r");
 
 	out[0] = '\0';
+	*alive = 0;
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
@@ -215,6 +225,7 @@ static long long census(char *out, size_t len)
 		}
 	}
 	fclose(f);
+	*alive = n;
 	off = snprintf(out, len, "%llu goroutines: running %llu, runnable %llu, syscall %llu, waiting %llu (",
 		       n, nst[0], nst[1], nst[2], nst[3]);
 	for (int i = 0; i < 7 && off < len; i++)
@@ -292,12 +303,12 @@ static void child(int wfd, bool early)
 
 	if (fd < 0)
 		_exit(1);
-	while (accepted < NTASKS) {
+	while (accepted < ntasks) {
 		int n;
 
 		for (unsigned int i = 0; i < BATCH; i++)
 			t[i] = long_task(accepted + i);
-		n = submit(fd, t, NTASKS - accepted < BATCH ? NTASKS - accepted : BATCH);
+		n = submit(fd, t, ntasks - accepted < BATCH ? ntasks - accepted : BATCH);
 		if (n > 0) {
 			accepted += n;
 			stuck = 0;
@@ -316,15 +327,23 @@ static void child(int wfd, bool early)
 		pause();
 }
 
-TEST_F_TIMEOUT(kill, kill_then_rmmod, 900)
+TEST_F_TIMEOUT(kill, kill_then_rmmod, 2400)
 {
+	const char *env = getenv("KGO_KILL_TASKS");
+
 	/* Without a module to load back, unloading would break what follows. */
 	if (!self->params[0])
 		SKIP(return, "%s: %s (set KGO_MODULE)", self->module, strerror(ENOENT));
+	if (env && *env)
+		ntasks = strtoull(env, NULL, 0);
+	ASSERT_TRUE(ntasks > 0 && ntasks <= NTASKS)
+		TH_LOG("KGO_KILL_TASKS=%s: 1 to %u", env, NTASKS);
 	for (int round = 0; round < ROUNDS; round++) {
 		bool early = round == 1;
 		uint64_t accepted = 0, t0, t_kill, t_exit, t_gone = 0, next_census;
 		long long in_task = 0;	/* goroutines still in a task at the contract */
+		unsigned long long alive, last = ~0ULL;	/* at this census and the one before */
+		bool stalled = false;
 		char info[512];
 		unsigned int tries = 0;
 		struct pollfd p;
@@ -379,12 +398,16 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 900)
 				break;
 			if (now_ns() > next_census) {
 				/* Over the contract: say what still holds kgo. */
-				long long busy = census(info, sizeof(info));
+				long long busy = census(info, sizeof(info), &alive);
 
 				if (next_census == t_exit + UNLOAD_NS)
 					in_task = busy;
 				TH_LOG("round %d, %.0f s after the exit: %s", round,
 				       (now_ns() - t_exit) / 1e9, info[0] ? info : "(no debugfs)");
+				/* Draining, however slowly, or stuck. */
+				if (busy >= 0 && alive >= last)
+					stalled = true;
+				last = alive;
 				next_census += CENSUS_EVERY_NS;
 			}
 			usleep(RETRY_MS * 1000);
@@ -408,18 +431,19 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 900)
 		/*
 		 * The contract, checked last so that kgo is back whatever it
 		 * says: gone within 10 s, or by then every task cancelled
-		 * and only their goroutines' queue left to drain.
+		 * and only their goroutines' queue left to drain, shorter at
+		 * every census.
 		 */
 		if (t_gone - t_exit > UNLOAD_NS) {
 			EXPECT_EQ(0, in_task) {
 				TH_LOG("round %d: %lld goroutines still in their tasks %.0f s after the process died",
 				       round, in_task, UNLOAD_NS / 1e9);
 			}
-			EXPECT_GE(UNLOAD_DRAIN_NS, t_gone - t_exit) {
-				TH_LOG("round %d: kgo unloaded %.2f s after the process died, over %.0f s",
-				       round, (t_gone - t_exit) / 1e9, UNLOAD_DRAIN_NS / 1e9);
+			EXPECT_FALSE(stalled) {
+				TH_LOG("round %d: the goroutines stopped draining: a census found as many as the one %.0f s before",
+				       round, CENSUS_EVERY_NS / 1e9);
 			}
-			if (in_task || t_gone - t_exit > UNLOAD_DRAIN_NS)
+			if (in_task || stalled)
 				break;	/* the next rounds would only say it again, slowly */
 		}
 	}
