@@ -5,10 +5,60 @@ if ! insmod /kgo/kgo.ko; then
 	report "KGO-FAIL insmod kgo.ko"
 	return
 fi
+# kgoctl --json against the real /dev/kgo, every command that reads the
+# module: each a TAP case (it exits 0 and prints an object; a run, with
+# no failure). The documents follow in an output section, each after a
+# "# kgoctl ..." line, for the host to parse: the VM has no python3.
+# The last two runs last over a second with stderr on the console, a
+# terminal: their progress lines are in the console log, and their
+# waits end every 250 ms for it.
+kgoctl_json() {
+	: >/tmp/kgoctl-json.out
+	echo "1..9"
+	n=0 rc=0
+	for c in "info --json" "--json stats" "run nop --count 200 --json" \
+		 "run checksum --count 16 --ioctl --json" \
+		 "run spawn 2 3 --count 4 --json" \
+		 "run pingpong_hog 2000000 1000 --count 2 --json" \
+		 "schedtrace 20 --count 3 --json" \
+		 "run sleep 1500000000 --count 2 --json" \
+		 "run sleep 1500000000 --count 2 --ioctl --json"; do
+		n=$((n + 1))
+		echo "# kgoctl $c" >>/tmp/kgoctl-json.out
+		err=/tmp/kgoctl.err
+		case $c in run\ sleep*) err=/dev/console ;; esac
+		: >/tmp/kgoctl.err
+		# shellcheck disable=SC2086 # the words are separate arguments
+		if kgoctl $c >/tmp/kgoctl.out 2>$err &&
+		   [ "$(head -c 1 /tmp/kgoctl.out)" = "{" ] &&
+		   { [ "${c#run}" = "$c" ] || grep -q '"failures": 0,' /tmp/kgoctl.out; }; then
+			echo "ok $n kgoctl $c"
+		else
+			echo "not ok $n kgoctl $c"
+			sed 's/^/# /' /tmp/kgoctl.err
+			rc=1
+		fi
+		cat /tmp/kgoctl.out >>/tmp/kgoctl-json.out
+	done
+	return $rc
+}
+
 # KGO_ONLY=<glob> (KGO_VM_APPEND): only the selftests it names, to chase
-# one failure.
+# one failure; KGO_ONLY=kgoctl_json the kgoctl step alone.
 if [ -n "$KGO_ONLY" ]; then
+	matched=0
+	# shellcheck disable=SC2194,SC2254 # the word is constant, the glob the pattern
+	case kgoctl_json in
+	$KGO_ONLY)
+		section selftest kgoctl_json kgoctl_json
+		section output kgoctl-json cat /tmp/kgoctl-json.out
+		matched=1
+		;;
+	esac
 	for t in /kgo/selftests/$KGO_ONLY; do
+		# A glob that names no selftest is a failure, unless it named
+		# the kgoctl step.
+		[ -e "$t" ] || [ $matched = 0 ] || continue
 		selftest "$t"
 	done
 	return
@@ -20,6 +70,8 @@ fi
 # alive, parked or queued when a case timed out.
 section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/procs \
 	/sys/kernel/debug/kgo/ms /sys/kernel/debug/kgo/goroutines
+section selftest kgoctl_json kgoctl_json
+section output kgoctl-json cat /tmp/kgoctl-json.out
 for t in /kgo/selftests/*; do
 	selftest "$t"
 done
