@@ -20,7 +20,13 @@
 #                     a QEMU plugin (out/profile/NAME.insn.txt)
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
-#   make tools        libkgo, tools/kgoctl/kgoctl and the selftest binaries
+#   make tools        libkgo, tools/kgoctl/kgoctl, examples/ and the selftest
+#                     binaries
+#   make examples     examples/: two small programs that use libkgo
+#   make check-tools  the host-side tests of kgoctl and libkgo, which need
+#                     no VM and no /dev/kgo (make check runs them first)
+#   make install-tools  libkgo (lib, headers, pkg-config, man3) and kgoctl
+#                     (sbin, man8, bash completion) into DESTDIR/PREFIX
 #   make style        checkpatch.pl over the project's C files, the core's layering
 #                     (tools/callgraph.py), the API's kernel-doc -Wall (tools/kdoc.sh)
 #   make sparse       sparse (C=2) over the module
@@ -96,7 +102,19 @@ sparse: kdir-exists
 tools:
 	$(MAKE) -C libkgo
 	$(MAKE) -C tools/kgoctl
+	$(MAKE) -C examples
 	$(MAKE) -C selftests/kgo
+
+examples:
+	$(MAKE) -C examples
+
+check-tools:
+	$(MAKE) -s -C tools/kgoctl check
+	$(MAKE) -s -C libkgo check
+
+install-tools:
+	$(MAKE) -C libkgo install
+	$(MAKE) -C tools/kgoctl install
 
 style:
 	@tools/style.sh
@@ -130,8 +148,10 @@ clean:
 	rm -rf out/build out/bin
 	$(MAKE) -C libkgo clean
 	$(MAKE) -C tools/kgoctl clean
+	$(MAKE) -C examples clean
 	$(MAKE) -C selftests/kgo clean
 	$(MAKE) -C bench/go clean
 	$(MAKE) -C bench/uring clean
 
-.PHONY: all kdir-exists modules install install-kit dkms dkms-remove sparse tools style demo check check-harness matrix bench profile clean
+.PHONY: all kdir-exists modules install install-kit dkms dkms-remove sparse tools examples \
+	check-tools install-tools style demo check check-harness matrix bench profile clean

@@ -8,11 +8,10 @@
  *
  *	kgo_ring_init(64, &ring, 0);		// opens /dev/kgo, maps the ring
  *	sqe = kgo_ring_get_sqe(&ring);		// a slot in the SQ
- *	sqe->kind = KGO_TASK_NOP;
- *	sqe->tag = 1;
+ *	kgo_prep_nop(sqe, 1);			// a NOP tagged 1
  *	kgo_ring_submit_and_wait(&ring, 1);	// one system call
  *	kgo_ring_peek_cqe(&ring, &cqe);		// cqe->tag == 1, cqe->status
- *	kgo_ring_cqe_seen(&ring, &cqe);
+ *	kgo_ring_cqe_seen(&ring, cqe);
  *	kgo_ring_exit(&ring);
  *
  * Functions return 0 or a count on success and a negative errno on
@@ -28,6 +27,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <linux/kgo.h>
@@ -35,7 +35,10 @@
 /*
  * libkgo's version, which is the project's (VERSION at the top of the
  * tree; libkgo's Makefile refuses to build when they differ). The
- * shared library's soname, libkgo.so.1, changes only with its ABI.
+ * shared library's soname, libkgo.so.2, changes only with its ABI:
+ * what the version script (libkgo.map) exports, and the layout of
+ * struct kgo_ring, which callers allocate and the inline functions
+ * below read.
  */
 #define LIBKGO_VERSION_MAJOR	0
 #define LIBKGO_VERSION_MINOR	2
@@ -45,6 +48,13 @@
 extern "C" {
 #endif
 
+/*
+ * The caller allocates it (on its stack, say) and the inline functions
+ * below read its fields: its size and layout are libkgo's ABI. The
+ * reserved words are zeroed by kgo_ring_init_params(); a later libkgo
+ * may give them a meaning without a new soname, as long as zero keeps
+ * today's. A field added past them changes the soname.
+ */
 struct kgo_ring {
 	int fd;
 	unsigned int flags;		/* KGO_RING_* of the setup */
@@ -57,6 +67,8 @@ struct kgo_ring {
 	unsigned int sq_entries, cq_entries;
 	unsigned int sq_local_tail;	/* entries handed out by get_sqe */
 	int own_fd;			/* kgo_ring_exit() closes fd */
+	unsigned int __reserved[4];
+	void *__reserved_ptr[4];
 };
 
 int kgo_ring_init(unsigned int entries, struct kgo_ring *ring, unsigned int flags);
@@ -71,6 +83,22 @@ int kgo_ring_wait_cqe_nr(struct kgo_ring *ring, struct kgo_completion **cqe,
 			 unsigned int wait_nr, unsigned long long timeout_ns);
 unsigned int kgo_ring_peek_batch_cqe(struct kgo_ring *ring,
 				     struct kgo_completion **cqes, unsigned int count);
+int kgo_ring_submit_and_wait_timeout(struct kgo_ring *ring, unsigned int wait_nr,
+				     unsigned long long timeout_ns);
+
+/*
+ * The other ioctls, on any /dev/kgo fd (a ring's is ring->fd). Each
+ * fills in size and returns 0, or a count, or a negative errno.
+ */
+int kgo_get_info(int fd, struct kgo_info *info);
+int kgo_get_stats(int fd, struct kgo_stats *stats,
+		  struct kgo_proc_stats *procs, unsigned int procs_max);
+int kgo_cancel(int fd, unsigned long long tag, unsigned int flags);
+
+/* The version of the libkgo.so this program runs with. */
+int kgo_version_major(void);
+int kgo_version_minor(void);
+int kgo_version_patch(void);
 
 static inline unsigned int kgo_ring_load_acquire(const unsigned int *p)
 {
@@ -148,6 +176,86 @@ static inline int kgo_ring_peek_cqe(struct kgo_ring *ring, struct kgo_completion
 static inline int kgo_ring_wait_cqe(struct kgo_ring *ring, struct kgo_completion **cqe)
 {
 	return kgo_ring_wait_cqe_nr(ring, cqe, 1, KGO_WAIT_FOREVER);
+}
+
+/*
+ * kgo_prep_*(): fill in an SQ entry (from kgo_ring_get_sqe(), zeroed)
+ * for one task kind, with its tag; see enum kgo_task_kind in
+ * <linux/kgo.h> for what each does and its limits. Each sets every
+ * field, so an array for KGO_IOC_SUBMIT needs no memset: flags
+ * (KGO_TASK_F_INLINE) are the caller's to add afterwards.
+ */
+static inline void kgo_prep_task(struct kgo_task *t, unsigned int kind,
+				 unsigned long long tag, unsigned long long arg0,
+				 unsigned long long arg1)
+{
+	t->kind = kind;
+	t->flags = 0;
+	t->tag = tag;
+	t->args[0] = arg0;
+	t->args[1] = arg1;
+	t->args[2] = 0;
+	t->__reserved = 0;
+}
+
+static inline void kgo_prep_nop(struct kgo_task *t, unsigned long long tag)
+{
+	kgo_prep_task(t, KGO_TASK_NOP, tag, 0, 0);
+}
+
+static inline void kgo_prep_spin(struct kgo_task *t, unsigned long long tag,
+				 unsigned long long ns)
+{
+	kgo_prep_task(t, KGO_TASK_SPIN, tag, ns, 0);
+}
+
+static inline void kgo_prep_yield(struct kgo_task *t, unsigned long long tag,
+				  unsigned long long n)
+{
+	kgo_prep_task(t, KGO_TASK_YIELD, tag, n, 0);
+}
+
+static inline void kgo_prep_spawn(struct kgo_task *t, unsigned long long tag,
+				  unsigned long long fanout, unsigned long long depth)
+{
+	kgo_prep_task(t, KGO_TASK_SPAWN, tag, fanout, depth);
+}
+
+/* The module copies @buf in at submission (read in place if inline). */
+static inline void kgo_prep_checksum(struct kgo_task *t, unsigned long long tag,
+				     const void *buf, unsigned long long len)
+{
+	kgo_prep_task(t, KGO_TASK_CHECKSUM, tag, (unsigned long long)(uintptr_t)buf, len);
+}
+
+static inline void kgo_prep_sleep(struct kgo_task *t, unsigned long long tag,
+				  unsigned long long ns)
+{
+	kgo_prep_task(t, KGO_TASK_SLEEP, tag, ns, 0);
+}
+
+static inline void kgo_prep_pingpong(struct kgo_task *t, unsigned long long tag,
+				     unsigned long long n)
+{
+	kgo_prep_task(t, KGO_TASK_PINGPONG, tag, n, 0);
+}
+
+static inline void kgo_prep_select(struct kgo_task *t, unsigned long long tag,
+				   unsigned long long n, unsigned long long gap_ns)
+{
+	kgo_prep_task(t, KGO_TASK_SELECT, tag, n, gap_ns);
+}
+
+static inline void kgo_prep_block(struct kgo_task *t, unsigned long long tag,
+				  unsigned long long us)
+{
+	kgo_prep_task(t, KGO_TASK_BLOCK, tag, us, 0);
+}
+
+static inline void kgo_prep_pingpong_hog(struct kgo_task *t, unsigned long long tag,
+					 unsigned long long ns, unsigned long long loop)
+{
+	kgo_prep_task(t, KGO_TASK_PINGPONG_HOG, tag, ns, loop);
 }
 
 /*

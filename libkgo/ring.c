@@ -112,7 +112,8 @@ static unsigned int kgo_ring_flush_sq(struct kgo_ring *ring)
  * With an SQ poller (KGO_RING_SQPOLL) publishing is submitting: enter
  * only to wake it, if it sleeps, or to wait. Returns what was published.
  */
-static int kgo_ring_submit_sqpoll(struct kgo_ring *ring, unsigned int wait_nr)
+static int kgo_ring_submit_sqpoll(struct kgo_ring *ring, unsigned int wait_nr,
+				  unsigned long long timeout_ns)
 {
 	unsigned int n = ring->sq_local_tail - *ring->sq_tail, flags = 0;
 	int ret;
@@ -127,18 +128,22 @@ static int kgo_ring_submit_sqpoll(struct kgo_ring *ring, unsigned int wait_nr)
 	if (!flags && !wait_nr)
 		return n;
 	do
-		ret = kgo_ring_enter(ring, 0, wait_nr, flags, KGO_WAIT_FOREVER);
+		ret = kgo_ring_enter(ring, 0, wait_nr, flags, timeout_ns);
 	while (ret == -EINTR);
+	/* Published is submitted: a wait that ran out changes nothing. */
+	if (ret == -ETIMEDOUT && n)
+		return n;
 	return ret < 0 ? ret : (int)n;
 }
 
-KGO_EXPORT int kgo_ring_submit_and_wait(struct kgo_ring *ring, unsigned int wait_nr)
+static int kgo_ring_submit_wait(struct kgo_ring *ring, unsigned int wait_nr,
+				unsigned long long timeout_ns)
 {
 	unsigned int n;
 	int ret;
 
 	if (ring->flags & KGO_RING_SQPOLL)
-		return kgo_ring_submit_sqpoll(ring, wait_nr);
+		return kgo_ring_submit_sqpoll(ring, wait_nr, timeout_ns);
 	n = kgo_ring_flush_sq(ring);
 
 	if (!n && !wait_nr)
@@ -146,9 +151,14 @@ KGO_EXPORT int kgo_ring_submit_and_wait(struct kgo_ring *ring, unsigned int wait
 	if (wait_nr && kgo_ring_cq_ready(ring) >= wait_nr)
 		wait_nr = 0;	/* nothing to wait for */
 	do
-		ret = kgo_ring_enter(ring, n, wait_nr, 0, KGO_WAIT_FOREVER);
+		ret = kgo_ring_enter(ring, n, wait_nr, 0, timeout_ns);
 	while (ret == -EINTR && !n);	/* a signal before anything was done */
 	return ret;
+}
+
+KGO_EXPORT int kgo_ring_submit_and_wait(struct kgo_ring *ring, unsigned int wait_nr)
+{
+	return kgo_ring_submit_wait(ring, wait_nr, KGO_WAIT_FOREVER);
 }
 
 KGO_EXPORT int kgo_ring_submit(struct kgo_ring *ring)
@@ -185,4 +195,73 @@ KGO_EXPORT unsigned int kgo_ring_peek_batch_cqe(struct kgo_ring *ring,
 	for (i = 0; i < count; i++)
 		cqes[i] = &ring->cqes[(head + i) & (ring->cq_entries - 1)];
 	return count;
+}
+
+/*
+ * As kgo_ring_submit_and_wait(), but a wait gives up after @timeout_ns:
+ * -ETIMEDOUT if nothing was submitted either, else what was submitted
+ * (the CQ then shows whether the wait was met).
+ */
+KGO_EXPORT int kgo_ring_submit_and_wait_timeout(struct kgo_ring *ring, unsigned int wait_nr,
+						unsigned long long timeout_ns)
+{
+	return kgo_ring_submit_wait(ring, wait_nr, timeout_ns);
+}
+
+KGO_EXPORT int kgo_get_info(int fd, struct kgo_info *info)
+{
+	/* Zeroed: an older module leaves the fields it lacks alone. */
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	return ioctl(fd, KGO_IOC_GET_INFO, info) < 0 ? -errno : 0;
+}
+
+/*
+ * One snapshot: the counters into @stats and up to @procs_max per-P
+ * records into @procs (may be NULL with 0). stats->nr_procs says how
+ * many Ps there are; if more than @procs_max, call again with room.
+ */
+KGO_EXPORT int kgo_get_stats(int fd, struct kgo_stats *stats,
+			     struct kgo_proc_stats *procs, unsigned int procs_max)
+{
+	memset(stats, 0, sizeof(*stats));
+	stats->size = sizeof(*stats);
+	stats->procs = (uintptr_t)procs;
+	stats->procs_max = procs ? procs_max : 0;
+	stats->proc_size = sizeof(*procs);
+	return ioctl(fd, KGO_IOC_STATS, stats) < 0 ? -errno : 0;
+}
+
+/*
+ * Cancels this fd's tasks tagged @tag, or all of them with
+ * KGO_CANCEL_ALL (@tag is then ignored); KGO_CANCEL_RUNNING interrupts
+ * running ones too. Returns how many were cancelled.
+ */
+KGO_EXPORT int kgo_cancel(int fd, unsigned long long tag, unsigned int flags)
+{
+	struct kgo_cancel c = {
+		.size = sizeof(c),
+		.flags = flags,
+		.tag = flags & KGO_CANCEL_ALL ? 0 : tag,
+	};
+
+	if (ioctl(fd, KGO_IOC_CANCEL, &c) < 0)
+		return -errno;
+	return c.cancelled;
+}
+
+/* The header a program was built with says LIBKGO_VERSION_*; these, the library. */
+KGO_EXPORT int kgo_version_major(void)
+{
+	return LIBKGO_VERSION_MAJOR;
+}
+
+KGO_EXPORT int kgo_version_minor(void)
+{
+	return LIBKGO_VERSION_MINOR;
+}
+
+KGO_EXPORT int kgo_version_patch(void)
+{
+	return LIBKGO_VERSION_PATCH;
 }

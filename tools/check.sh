@@ -6,7 +6,8 @@
 # panic_on_warn), the selftests on Debian's stock 6.1, 6.12 and newest
 # 7.x kernels, the selftests again through the kernel's kselftest
 # runner on stock 6.1 and 7.x (each built with its own series'
-# framework), and a smoke run of make bench (tiny sizes), and ends with
+# framework), kgoctl's and libkgo's host-side tests, and a smoke run of
+# make bench (tiny sizes), and ends with
 # "N passed, N failed[, N skipped]" summed over every case of them all.
 # Exits non-zero on any failure, kernel report, leak or timeout.
 set -uo pipefail
@@ -74,6 +75,23 @@ counts() {
 	fi
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
+
+# kgoctl and libkgo on the host, no VM and no /dev/kgo needed (make
+# check-tools): help, --json, the man page and completion in step with
+# the code, the exports, a program built against an installed libkgo
+# through pkg-config. Each TAP line is a case.
+note "host: kgoctl and libkgo (make check-tools)"
+mkdir -p "$KGO_OUT/logs"
+tlog=$KGO_OUT/logs/check-tools.log
+trc=0
+make -s -C "$KGO_TOP" check-tools >"$tlog" 2>&1 || trc=1
+p=$(grep -c '^ok ' "$tlog") || true
+s=$(grep -c '^ok .*# SKIP' "$tlog") || true
+f=$(grep -c '^not ok ' "$tlog") || true
+[ $trc != 0 ] && [ "$f" = 0 ] && f=1	# it failed before its tests: see the log
+note "host: $((p - s)) passed, $f failed, $s skipped: $tlog"
+passed=$((passed + p - s)) failed=$((failed + f)) skipped=$((skipped + s))
+[ "$f" = 0 ] || rc=1
 
 for k in $KGO_STOCK_KERNELS; do
 	rm -f "$KGO_OUT/logs/check-$k.counts"

@@ -90,7 +90,7 @@ for f in $files; do
 	case $f in
 	kmod/tests/*)	opts="--strict|$tests_ignore" ;;
 	uapi/*)		opts="--strict|$uapi_ignore" ;;
-	selftests/*|tools/*|libkgo/*|bench/fair/*|bench/uring/*|\
+	selftests/*|tools/*|libkgo/*|examples/*|bench/fair/*|bench/uring/*|\
 	bench/net/epoll_echo.c|bench/net/netload.c)
 			opts="|$user_ignore" ;;
 	*)		opts="--strict|" ;;

@@ -15,6 +15,7 @@
 #include "common.h"
 
 const char *prog = "kgoctl";
+void (*before_die)(void);
 
 /* "EACCES (Permission denied)": the name is what people search for. */
 void print_errno(int err, const char *what)
@@ -30,6 +31,8 @@ static __noreturn void vdie_err(int err, const char *fmt, va_list ap)
 	char what[256];
 
 	vsnprintf(what, sizeof(what), fmt, ap);
+	if (before_die)
+		before_die();
 	print_errno(err, what);
 	if (err == ENOTTY && !strncmp(what, "KGO_IOC_", 8))
 		fprintf(stderr, "%s: kgo.ko does not know this ioctl: older than %s?\n",
@@ -59,6 +62,8 @@ __noreturn __printf(1, 2) void die(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (before_die)
+		before_die();
 	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -22,6 +22,9 @@
 
 extern const char *prog;
 
+/* Called before a message that ends kgoctl: a command's cleanup of stderr. */
+extern void (*before_die)(void);
+
 /*
  * Messages on stderr after prog; all but print_errno() then exit.
  * die_errno() reports errno, die_err() an error number it is given

@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "common.h"
 #include "device.h"
+#include "json.h"
 
 static __u64 min_u64(__u64 a, __u64 b)
 {
@@ -50,6 +51,7 @@ static const struct kind {
 	{ "pingpong",	KGO_TASK_PINGPONG,	1 },
 	{ "select",	KGO_TASK_SELECT,	2 },
 	{ "block",	KGO_TASK_BLOCK,		1 },
+	{ "pingpong_hog", KGO_TASK_PINGPONG_HOG, 2 },
 };
 
 #define RUN_MAX_COUNT	0xffffffffULL
@@ -66,6 +68,7 @@ struct run_opts {
 	bool quiet;
 	bool ioctl;		/* the older path, not the rings */
 	bool inline_;		/* KGO_TASK_F_INLINE: run in the submitter */
+	bool json;
 };
 
 /*
@@ -92,12 +95,6 @@ static const struct kind *find_kind(const char *name)
 		if (!strcmp(name, kinds[i].name))
 			return &kinds[i];
 	return NULL;
-}
-
-static __noreturn void run_help(void)
-{
-	printf("usage: %s " RUN_USAGE "\n  " RUN_KINDS "\n", prog);
-	exit(0);
 }
 
 /*
@@ -137,6 +134,12 @@ static void parse_kind_args(struct run_opts *o, char **args)
 		o->args[0] = arg_u64(u, "select N", args[0], 0, KGO_SELECT_TASK_MAX);
 		o->args[1] = arg_u64(u, "select GAP_NS", args[1], 0, KGO_SELECT_GAP_MAX_NS);
 		break;
+	case KGO_TASK_PINGPONG_HOG:
+		o->args[0] = arg_u64(u, "pingpong_hog NS", args[0], 1,
+				     KGO_PINGPONG_HOG_MAX_NS);
+		o->args[1] = arg_u64(u, "pingpong_hog LOOP", args[1], 1,
+				     KGO_PINGPONG_HOG_MAX_LOOP);
+		break;
 	}
 	if (o->size_given && o->kind->kind != KGO_TASK_CHECKSUM)
 		usage_die(u, "--size is for checksum tasks only");
@@ -153,13 +156,15 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 		{ "quiet",	no_argument,		NULL, 'q' },
 		{ "ioctl",	no_argument,		NULL, 'i' },
 		{ "inline",	no_argument,		NULL, 'I' },
+		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{}
 	};
 	const char *u = RUN_USAGE "\n  " RUN_KINDS;
 	int c;
 
-	*o = (struct run_opts){ .count = 1000, .batch = 64, .size = 4096 };
+	*o = (struct run_opts){ .count = 1000, .batch = 64, .size = 4096,
+				.json = opt_json };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -182,8 +187,11 @@ static void parse_run(int argc, char **argv, struct run_opts *o)
 		case 'I':
 			o->inline_ = true;
 			break;
+		case 'j':
+			o->json = true;
+			break;
 		case 'h':
-			run_help();
+			help_exit("run");
 		default:
 			bad_option(u, c, argv);
 		}
@@ -236,7 +244,57 @@ struct run {
 
 	__u64 failures;
 	char shown[MAX_SHOWN][160];
+
+	bool progress;			/* stderr is a terminal, not --quiet */
+	__u64 progress_at;		/* the next progress line, not before */
+	int progress_len;		/* of the line shown, to clear it */
 };
+
+/*
+ * The progress line: a run longer than PROGRESS_AFTER_NS shows, on a
+ * terminal, how far it got, redrawn every PROGRESS_NS. Waits then end
+ * every PROGRESS_NS to redraw it; they are waited again.
+ */
+#define PROGRESS_AFTER_NS	NSEC_PER_SEC
+#define PROGRESS_NS		(250 * NSEC_PER_MSEC)
+
+static void show_progress(struct run *r)
+{
+	__u64 now;
+	int len;
+
+	if (!r->progress)
+		return;
+	now = now_ns();
+	if (now < r->progress_at)
+		return;
+	r->progress_at = now + PROGRESS_NS;
+	len = fprintf(stderr, "\r%s run: %llu/%llu done, %llu in flight, %.1fs",
+		      prog, r->nread, r->o->count, r->next - r->nread,
+		      (double)(now - r->t0) / NSEC_PER_SEC);
+	/* Over a longer line shown before: its tail must go. */
+	if (len > 0 && len < r->progress_len)
+		fprintf(stderr, "%*s", r->progress_len - len, "");
+	if (len > r->progress_len)
+		r->progress_len = len;
+	fflush(stderr);
+}
+
+/* Before the summary, or a failure's message: no progress left behind. */
+static void clear_progress(struct run *r)
+{
+	if (!r->progress_len)
+		return;
+	fprintf(stderr, "\r%*s\r", r->progress_len, "");
+	fflush(stderr);
+	r->progress_len = 0;
+}
+
+/* How long a wait may last: forever, or until the next progress line. */
+static __u64 wait_timeout(const struct run *r)
+{
+	return r->progress ? PROGRESS_NS : KGO_WAIT_FOREVER;
+}
 
 /* xorshift64: reproducible noise, so that a bad CRC can be chased. */
 static void fill_random(unsigned char *p, size_t len, __u64 seed)
@@ -337,6 +395,12 @@ static bool check_result(struct run *r, const struct kgo_completion *c)
 		if (c->result >= a[0] * 1000)
 			return true;
 		fail(r, c->tag, "blocked %llu ns, asked for at least %llu us", c->result, a[0]);
+		return false;
+	case KGO_TASK_PINGPONG_HOG:
+		/* Each turn counts LOOP times; the deadline ends it between turns. */
+		if (c->result % a[1] == 0)
+			return true;
+		fail(r, c->tag, "counted %llu, not a multiple of %llu", c->result, a[1]);
 		return false;
 	case KGO_TASK_CHECKSUM:
 		want = r->crcs[c->tag % NR_CSUM_BUFS];
@@ -451,19 +515,14 @@ static void check_missing(struct run *r)
 /* run: the submission loop                                            */
 /* ------------------------------------------------------------------ */
 
+/* kgo_prep_*() set every field: the flags come after. */
 static void fill_task(const struct run *r, struct kgo_task *t, __u64 tag)
 {
-	memset(t, 0, sizeof(*t));
-	t->kind = r->o->kind->kind;
+	if (r->o->kind->kind == KGO_TASK_CHECKSUM)
+		kgo_prep_checksum(t, tag, r->bufs[tag % NR_CSUM_BUFS], r->o->size);
+	else
+		kgo_prep_task(t, r->o->kind->kind, tag, r->o->args[0], r->o->args[1]);
 	t->flags = r->o->inline_ ? KGO_TASK_F_INLINE : 0;
-	t->tag = tag;
-	if (t->kind == KGO_TASK_CHECKSUM) {
-		t->args[0] = (uintptr_t)r->bufs[tag % NR_CSUM_BUFS];
-		t->args[1] = r->o->size;
-	} else {
-		t->args[0] = r->o->args[0];
-		t->args[1] = r->o->args[1];
-	}
 }
 
 /*
@@ -545,12 +604,16 @@ static bool wait_and_read(struct run *r)
 	struct kgo_wait w = {
 		.size = sizeof(w),
 		.min_complete = 1,
-		.timeout_ns = KGO_WAIT_FOREVER,
+		.timeout_ns = wait_timeout(r),
 	};
 
 	if (r->next == r->o->count)
 		w.min_complete = min_u64(in_flight, r->rbuf_recs);
 	while (ioctl(r->fd, KGO_IOC_WAIT, &w)) {
+		if (errno == ETIMEDOUT) {
+			show_progress(r);
+			continue;
+		}
 		if (errno != EINTR)
 			die_errno("KGO_IOC_WAIT");
 	}
@@ -580,6 +643,7 @@ static void run_loop(struct run *r)
 	r->t0 = now_ns();
 	/* nread can pass next only through bogus records, already failed. */
 	while (r->next < r->o->count || r->nread < r->next) {
+		show_progress(r);
 		if (r->next < r->o->count) {
 			if (submit_batch(r)) {
 				if (ready_now(r->fd))
@@ -644,7 +708,7 @@ static unsigned int ring_reap(struct run *r)
 static void ring_loop(struct run *r)
 {
 	const struct run_opts *o = r->o;
-	__u64 in_flight;
+	__u64 in_flight, entered;
 	unsigned int wait;
 	int ret;
 
@@ -663,14 +727,18 @@ static void ring_loop(struct run *r)
 		if (r->filled == o->count)
 			wait = min_u64(in_flight + kgo_ring_sq_ready(&r->ring),
 				       r->ring.cq_entries);
+		show_progress(r);
 		r->submits++;
-		ret = kgo_ring_submit_and_wait(&r->ring, wait);
+		entered = now_ns();
+		ret = kgo_ring_submit_and_wait_timeout(&r->ring, wait, wait_timeout(r));
 		if (ret == -EBUSY || ret == -EAGAIN) {
 			r->eagain++;
 			if (!in_flight)
 				die_stuck(r);
-			ret = kgo_ring_enter(&r->ring, 0, 1, 0, KGO_WAIT_FOREVER);
+			ret = kgo_ring_enter(&r->ring, 0, 1, 0, wait_timeout(r));
 		}
+		if (ret == -ETIMEDOUT)
+			ret = 0;	/* only a progress line is due */
 		if (ret < 0 && ret != -EINTR)
 			die_err(-ret, "KGO_IOC_ENTER (the task tagged %llu)", r->next);
 		if (ret > 0) {
@@ -681,9 +749,11 @@ static void ring_loop(struct run *r)
 		/*
 		 * A wait returns early only once every task consumed has
 		 * completed: if it brought nothing, nothing more will come
-		 * (the missing tags are reported).
+		 * (the missing tags are reported). Unless it may have ended
+		 * for the progress line: then it is simply waited again.
 		 */
-		if (!ring_reap(r) && wait && ret >= 0 && !kgo_ring_sq_ready(&r->ring))
+		if (!ring_reap(r) && wait && ret >= 0 && !kgo_ring_sq_ready(&r->ring) &&
+		    !(r->progress && now_ns() - entered >= PROGRESS_NS))
 			break;
 	}
 	r->t1 = now_ns();
@@ -723,6 +793,7 @@ static __u64 percentile(const __u64 *sorted, __u64 n, unsigned int pct)
 	return sorted[rank ? rank - 1 : 0];
 }
 
+/* Sorts @v: the percentiles, and the maximum at its end. */
 static void print_latency(const char *name, __u64 *v, __u64 n)
 {
 	char a[32], b[32], c[32];
@@ -778,6 +849,77 @@ static void print_summary(const struct run *r)
 	printf("%-14s %llu (of %u Ps)\n", "cpus", ncpus, r->nr_procs);
 }
 
+static void json_latency(struct json *j, const char *key, __u64 *v, __u64 n)
+{
+	if (!n) {
+		json_null(j, key);
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	json_object_begin(j, key);
+	json_u64(j, "p50", percentile(v, n, 50));
+	json_u64(j, "p99", percentile(v, n, 99));
+	json_u64(j, "max", v[n - 1]);
+	json_object_end(j);
+}
+
+/*
+ * The summary's figures, unrounded: times in ns, throughput in tasks a
+ * second. Keys the kind does not have (nodes, size) are absent.
+ */
+static void print_summary_json(struct run *r)
+{
+	const struct run_opts *o = r->o;
+	__u64 wall = r->t1 - r->t0, ncpus = 0;
+	struct json j;
+
+	for (size_t i = 0; i < ARRAY_SIZE(r->cpus); i++)
+		ncpus += __builtin_popcountll(r->cpus[i]);
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
+	json_string(&j, "kind", o->kind->name);
+	json_array_begin(&j, "args");
+	for (unsigned int i = 0; i < o->kind->nargs; i++)
+		json_u64(&j, NULL, o->args[i]);
+	json_array_end(&j);
+	if (o->kind->kind == KGO_TASK_SPAWN)
+		json_u64(&j, "nodes", o->nodes);
+	if (o->kind->kind == KGO_TASK_CHECKSUM)
+		json_u64(&j, "size", o->size);
+	json_string(&j, "path", o->ioctl ? "ioctl" : "ring");
+	json_bool(&j, "inline", o->inline_);
+	json_u64(&j, "count", o->count);
+	json_u64(&j, "batch", o->batch);
+	json_u64(&j, "submit_calls", r->submits);
+	json_u64(&j, "partial", r->partial);
+	json_u64(&j, "refused", r->eagain);
+	json_u64(&j, "completed", r->nread);
+	json_u64(&j, "failures", r->failures);
+	json_array_begin(&j, "failures_shown");
+	for (__u64 i = 0; i < r->failures && i < MAX_SHOWN; i++)
+		json_string(&j, NULL, r->shown[i]);
+	json_array_end(&j);
+	json_u64(&j, "wall_ns", wall);
+	json_u64(&j, "tasks_per_sec",
+		 wall ? (__u64)((double)r->nread * NSEC_PER_SEC / wall + 0.5) : 0);
+	json_u64(&j, "checked", r->nlat);
+	json_latency(&j, "queue_to_start_ns", r->queue_ns, r->nlat);
+	json_latency(&j, "start_to_end_ns", r->run_ns, r->nlat);
+	json_u64(&j, "cpus", ncpus);
+	json_u64(&j, "nr_procs", r->nr_procs);
+	json_object_end(&j);
+	json_end(&j);
+}
+
+/* A run that dies leaves no half-drawn progress line above the message. */
+static struct run *dying_run;
+
+static void run_before_die(void)
+{
+	if (dying_run)
+		clear_progress(dying_run);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_opts o;
@@ -792,6 +934,10 @@ int cmd_run(int argc, char **argv)
 	r = xcalloc(1, sizeof(*r));
 	setup_run(r, &o, &info);
 	r->fd = fd;
+	r->progress = !o.quiet && isatty(STDERR_FILENO);
+	r->progress_at = now_ns() + PROGRESS_AFTER_NS;
+	dying_run = r;
+	before_die = run_before_die;
 	if (o.ioctl) {
 		run_loop(r);
 	} else {
@@ -800,7 +946,10 @@ int cmd_run(int argc, char **argv)
 		kgo_ring_exit(&r->ring);
 	}
 	close(fd);
-	if (!o.quiet) {
+	clear_progress(r);
+	if (o.json) {
+		print_summary_json(r);
+	} else if (!o.quiet) {
 		print_summary(r);
 	} else if (r->failures) {
 		fprintf(stderr, "%s: run: %llu failures in %llu tasks\n", prog,

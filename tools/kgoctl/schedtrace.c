@@ -5,6 +5,7 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include "commands.h"
 #include "common.h"
 #include "device.h"
+#include "json.h"
 
 /* Go's GODEBUG=schedtrace line; threads are Ms, runqueue the global queue. */
 static void print_sched_line(const struct snapshot *s, __u64 since)
@@ -29,6 +31,30 @@ static void print_sched_line(const struct snapshot *s, __u64 since)
 	for (__u32 p = 0; p < nr_records(s); p++)
 		printf("%s%u", p ? " " : "", s->procs[p].runq_len);
 	printf("]\n");
+}
+
+/* The same, as one JSON object a line; keys are struct kgo_stats's. */
+static void print_sched_json(const struct snapshot *s, __u64 since)
+{
+	const struct kgo_stats *st = &s->st;
+	struct json j;
+
+	json_init(&j, stdout, true);
+	json_object_begin(&j, NULL);
+	json_u64(&j, "ms", since / NSEC_PER_MSEC);
+	json_u64(&j, "nr_procs", st->nr_procs);
+	json_u64(&j, "nr_procs_idle", st->nr_procs_idle);
+	json_u64(&j, "nr_ms", st->nr_ms);
+	json_u64(&j, "nr_ms_spinning", st->nr_ms_spinning);
+	json_u64(&j, "nr_ms_idle", st->nr_ms_idle);
+	json_u64(&j, "global_runq", st->global_runq);
+	json_u64(&j, "goroutines", st->goroutines);
+	json_array_begin(&j, "runq_len");
+	for (__u32 p = 0; p < nr_records(s); p++)
+		json_u64(&j, NULL, s->procs[p].runq_len);
+	json_array_end(&j);
+	json_object_end(&j);
+	json_end(&j);
 }
 
 static void sleep_until(__u64 deadline)
@@ -53,12 +79,14 @@ int cmd_schedtrace(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "count",	required_argument,	NULL, 'n' },
+		{ "json",	no_argument,		NULL, 'j' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{}
 	};
 	struct snapshot s = {};
 	struct kgo_info info;
 	__u64 period, count = 0, t0, deadline, now;
+	bool json = opt_json;
 	int c, fd;
 
 	opterr = 0;
@@ -67,9 +95,11 @@ int cmd_schedtrace(int argc, char **argv)
 		case 'n':
 			count = arg_u64(SCHED_USAGE, "--count", optarg, 1, ~0ULL);
 			break;
+		case 'j':
+			json = true;
+			break;
 		case 'h':
-			printf("usage: %s " SCHED_USAGE "\n", prog);
-			return 0;
+			help_exit("schedtrace");
 		default:
 			bad_option(SCHED_USAGE, c, argv);
 		}
@@ -92,7 +122,10 @@ int cmd_schedtrace(int argc, char **argv)
 			sleep_until(deadline);
 		now = now_ns();
 		get_stats(fd, &s);
-		print_sched_line(&s, now - t0);
+		if (json)
+			print_sched_json(&s, now - t0);
+		else
+			print_sched_line(&s, now - t0);
 		flush_stdout();
 		while (deadline <= now)
 			deadline += period;

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "common.h"
 #include "device.h"
+#include "json.h"
 
 /* One counter of a struct: its name is the JSON key, and a column header. */
 struct field {
@@ -168,22 +169,29 @@ static void print_stats_human(const struct snapshot *s)
 /* Keys are the struct members' names: stable, and greppable in kgo.h. */
 static void print_stats_json(const struct snapshot *s)
 {
-	printf("{\n");
+	struct json j;
+
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
 	for (size_t i = 0; i < ARRAY_SIZE(global_fields); i++)
-		printf("  \"%s\": %llu,\n", global_fields[i].name,
-		       field_get(&s->st, &global_fields[i]));
-	printf("  \"procs\": [");
+		json_u64(&j, global_fields[i].name, field_get(&s->st, &global_fields[i]));
+	/* KGO_STATS_OWN: a caller's own figures, not the scheduler's. */
+	json_bool(&j, "own", s->st.flags & KGO_STATS_OWN);
+	json_array_begin(&j, "procs");
 	for (__u32 p = 0; p < nr_records(s); p++) {
-		printf("%s\n    {", p ? "," : "");
+		json_object_begin(&j, NULL);
 		for (size_t f = 0; f < NR_PROC_FIELDS; f++)
-			printf("%s\"%s\": %llu", f ? ", " : "", proc_fields[f].name,
-			       field_get(&s->procs[p], &proc_fields[f]));
-		putchar('}');
+			json_u64(&j, proc_fields[f].name,
+				 field_get(&s->procs[p], &proc_fields[f]));
+		json_object_end(&j);
 	}
-	printf("\n  ],\n  \"latency\": [");
+	json_array_end(&j);
+	json_array_begin(&j, "latency");
 	for (int i = 0; i < KGO_LATENCY_BUCKETS; i++)
-		printf("%s%llu", i ? ", " : "", s->st.latency[i]);
-	printf("]\n}\n");
+		json_u64(&j, NULL, s->st.latency[i]);
+	json_array_end(&j);
+	json_object_end(&j);
+	json_end(&j);
 }
 
 int cmd_stats(int argc, char **argv)
@@ -195,7 +203,7 @@ int cmd_stats(int argc, char **argv)
 	};
 	struct snapshot s = {};
 	struct kgo_info info;
-	bool json = false;
+	bool json = opt_json;
 	int c, fd;
 
 	opterr = 0;
@@ -205,8 +213,7 @@ int cmd_stats(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			printf("usage: %s " STATS_USAGE "\n", prog);
-			return 0;
+			help_exit("stats");
 		default:
 			bad_option(STATS_USAGE, c, argv);
 		}

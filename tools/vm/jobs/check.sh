@@ -5,10 +5,26 @@ if ! insmod /kgo/kgo.ko; then
 	report "KGO-FAIL insmod kgo.ko"
 	return
 fi
+
+# kgoctl_json, the kgoctl step (its own file: a JSON parser and its cases).
+. /kgo/jobs/kgoctl-json.sh
+
 # KGO_ONLY=<glob> (KGO_VM_APPEND): only the selftests it names, to chase
-# one failure.
+# one failure; KGO_ONLY=kgoctl_json the kgoctl step alone.
 if [ -n "$KGO_ONLY" ]; then
+	matched=0
+	# shellcheck disable=SC2194,SC2254 # the word is constant, the glob the pattern
+	case kgoctl_json in
+	$KGO_ONLY)
+		section selftest kgoctl_json kgoctl_json
+		section output kgoctl-json cat /tmp/kgoctl-json.out
+		matched=1
+		;;
+	esac
 	for t in /kgo/selftests/$KGO_ONLY; do
+		# A glob that names no selftest is a failure, unless it named
+		# the kgoctl step.
+		[ -e "$t" ] || [ $matched = 0 ] || continue
 		selftest "$t"
 	done
 	return
@@ -20,6 +36,8 @@ fi
 # alive, parked or queued when a case timed out.
 section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/procs \
 	/sys/kernel/debug/kgo/ms /sys/kernel/debug/kgo/goroutines
+section selftest kgoctl_json kgoctl_json
+section output kgoctl-json cat /tmp/kgoctl-json.out
 for t in /kgo/selftests/*; do
 	selftest "$t"
 done
