@@ -46,7 +46,7 @@ static void kgo_unload_hold_body(void *arg)
 
 static int hold_release(const char *val, const struct kernel_param *kp)
 {
-	bool (*cancel)(struct kgo_ctx *ctx, int err) = xchg(&hold_cancel, NULL);
+	typeof(hold_cancel) cancel = xchg(&hold_cancel, NULL);
 
 	if (!cancel)
 		return -EALREADY;
