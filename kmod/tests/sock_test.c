@@ -764,6 +764,13 @@ static void kgo_sock_accept_attach_fails_test(struct kunit *test)
 	void (*state_change)(struct sock *sk) = lsk->sk_state_change;
 	void (*error_report)(struct sock *sk) = lsk->sk_error_report;
 	struct kgo_sock *lks = kgo_sock_attach(ls, GFP_KERNEL), *nks;
+	struct {
+		void (*data_ready)(struct sock *sk);
+		void (*write_space)(struct sock *sk);
+		void (*state_change)(struct sock *sk);
+		void (*error_report)(struct sock *sk);
+		void *user_data;
+	} got;
 	unsigned int left;
 	int tries, r;
 
@@ -801,14 +808,23 @@ static void kgo_sock_accept_attach_fails_test(struct kunit *test)
 	/* Taken off the queue, so kernel_accept() did not fail: the attach did. */
 	KUNIT_EXPECT_NULL(test, READ_ONCE(inet_csk(lsk)->icsk_accept_queue.rskq_accept_head));
 
-	/* Released, and back on the listener's callbacks, not kgo's. */
+	/*
+	 * Released, and back on the listener's callbacks, not kgo's. Read
+	 * under the lock, checked after it: a failed expectation allocates,
+	 * which may sleep.
+	 */
 	read_lock_bh(&child->sk_callback_lock);
-	KUNIT_EXPECT_PTR_EQ(test, child->sk_data_ready, data_ready);
-	KUNIT_EXPECT_PTR_EQ(test, child->sk_write_space, write_space);
-	KUNIT_EXPECT_PTR_EQ(test, child->sk_state_change, state_change);
-	KUNIT_EXPECT_PTR_EQ(test, child->sk_error_report, error_report);
-	KUNIT_EXPECT_NULL(test, child->sk_user_data);
+	got.data_ready = child->sk_data_ready;
+	got.write_space = child->sk_write_space;
+	got.state_change = child->sk_state_change;
+	got.error_report = child->sk_error_report;
+	got.user_data = child->sk_user_data;
 	read_unlock_bh(&child->sk_callback_lock);
+	KUNIT_EXPECT_PTR_EQ(test, got.data_ready, data_ready);
+	KUNIT_EXPECT_PTR_EQ(test, got.write_space, write_space);
+	KUNIT_EXPECT_PTR_EQ(test, got.state_change, state_change);
+	KUNIT_EXPECT_PTR_EQ(test, got.error_report, error_report);
+	KUNIT_EXPECT_NULL(test, got.user_data);
 
 	sock_put(child);
 	sock_release(cs);
