@@ -162,7 +162,7 @@ static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
 	rcu_read_lock();
 	list_for_each_entry_rcu(m, &sched->allm, all_node) {
 		struct kgo_p *p = READ_ONCE(m->p);
-		struct kgo_g *g = READ_ONCE(m->curg);
+		struct kgo_g *g = kgo_m_curg_remote(m);
 
 		seq_printf(s, "M%llu: cpu=%d p=%d curg=%llu spinning=%d state=%c\n",
 			   m->id, m->home->cpu, p ? p->id : -1,

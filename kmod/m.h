@@ -7,6 +7,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -161,6 +162,21 @@ static inline struct kgo_m *kgo_g_m(void)
 		return NULL;
 	m = kgo_this_m();
 	return m && m->curg && !m->blocking ? m : NULL;
+}
+
+/*
+ * The G running on @m, for a thread that is not @m and that follows the
+ * pointer (the monitor marks it). That G may exit meanwhile, and G
+ * structs go back to a SLAB_TYPESAFE_BY_RCU cache (g.c): only inside an
+ * RCU read-side section is the struct still a G, never a freed page.
+ * Lockdep says so on a PROVE_RCU kernel, where a caller without it is a
+ * "suspicious RCU usage" report (which fails a test run).
+ */
+static inline struct kgo_g *kgo_m_curg_remote(const struct kgo_m *m)
+{
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "kgo: another M's running G followed outside RCU");
+	return READ_ONCE(m->curg);
 }
 
 /*

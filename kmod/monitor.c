@@ -169,10 +169,10 @@ static bool kgo_monitor_preempt(struct kgo_p *p, u64 now)
 	 */
 	rcu_read_lock();
 	m = READ_ONCE(p->m);
-	g = m ? READ_ONCE(m->curg) : NULL;
+	g = m ? kgo_m_curg_remote(m) : NULL;
 	goid = g ? READ_ONCE(g->goid) : 0;
 	smp_rmb();	/* the goid read above, before curg is read again */
-	if (!g || READ_ONCE(m->curg) != g) {
+	if (!g || kgo_m_curg_remote(m) != g) {
 		rcu_read_unlock();
 		return false;
 	}

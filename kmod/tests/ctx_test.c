@@ -2,12 +2,19 @@
 /*
  * KUnit: contexts (ctx.c). A cancellation reaches children, wakes a
  * sleeper at once whether it is a goroutine, a goroutine's thread or a
- * plain thread, and comes from any context (an hrtimer here).
+ * plain thread, and comes from any context (an hrtimer here, a section
+ * that may not sleep).
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
 
 #include <kgo.h>
 #include "compat.h"
@@ -175,6 +182,74 @@ static void kgo_ctx_herd_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&h->cancelled), n);
 }
 
+/*
+ * kgo_ctx_cancel() never sleeps, however many sleepers it wakes: its
+ * caller may hold a spinlock (session.c holds session->lock), which a
+ * kernel without CONFIG_PREEMPT_COUNT cannot see, so no check of kgo's
+ * could tell that a cond_resched() between two batches of wake-ups
+ * (KGO_CTX_CANCEL_BATCH, 64) would switch out the lock's holder. The
+ * case stands in for that caller with non_block_start(): a section that
+ * may not sleep, which neither preempt_count() nor kgo_in_atomic() shows.
+ * A cond_resched() in it is "BUG: sleeping function called from invalid
+ * context" on a CONFIG_DEBUG_ATOMIC_SLEEP kernel, and any such report in
+ * the console fails the run (tools/vm/run.sh). A real spinlock would
+ * prove nothing on the debug kernel: its PREEMPT_COUNT shows the lock.
+ */
+#define CANCEL_SLEEPERS	(3 * 64 + 1)
+
+/* Started with kgo_go_wg(): its end is counted on h->wg. */
+static void herd_forever_body(void *arg)
+{
+	struct herd *h = arg;
+
+	if (kgo_ctx_sleep(&h->ctx, KGO_FOREVER) == -ECANCELED)
+		atomic_inc(&h->cancelled);
+}
+
+/* Sleepers queued on @ctx itself (a chain of one: one node each). */
+static int ctx_nsleepers(struct kgo_ctx *ctx)
+{
+	struct list_head *pos;
+	unsigned long flags;
+	int n = 0;
+
+	spin_lock_irqsave(&ctx->lock, flags);
+	list_for_each(pos, &ctx->waiters)
+		n++;
+	spin_unlock_irqrestore(&ctx->lock, flags);
+	return n;
+}
+
+static void kgo_ctx_cancel_never_sleeps_test(struct kunit *test)
+{
+	struct herd *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	/* A bound on a hang only: every sleeper queues in far less. */
+	unsigned long end = jiffies + msecs_to_jiffies(60000);
+	int i, n = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	if (!IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP))
+		kunit_info(test, "no CONFIG_DEBUG_ATOMIC_SLEEP: a sleep here goes unseen\n");
+	kgo_ctx_init(&h->ctx, NULL);
+	kgo_wg_init(&h->wg);
+	/* Those started must be cancelled, even if not all could be. */
+	for (i = 0; i < CANCEL_SLEEPERS; i++)
+		if (kgo_go_wg(&h->wg, herd_forever_body, h, GFP_KERNEL) <= 0)
+			break;
+	KUNIT_EXPECT_EQ(test, i, CANCEL_SLEEPERS);
+	/* Every one asleep on the context: more than two batches to wake. */
+	while ((n = ctx_nsleepers(&h->ctx)) < i && time_before(jiffies, end))
+		msleep(1);
+	KUNIT_EXPECT_EQ(test, n, CANCEL_SLEEPERS);
+
+	non_block_start();
+	KUNIT_EXPECT_TRUE(test, kgo_ctx_cancel(&h->ctx, -ECANCELED));
+	non_block_end();
+
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&h->wg, 60ULL * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->cancelled), CANCEL_SLEEPERS);
+}
+
 static struct kunit_case kgo_ctx_cases[] = {
 	KUNIT_CASE(kgo_ctx_chain_test),
 	KUNIT_CASE(kgo_ctx_sleep_g_test),
@@ -182,6 +257,7 @@ static struct kunit_case kgo_ctx_cases[] = {
 	KUNIT_CASE(kgo_ctx_sleep_thread_test),
 	KUNIT_CASE(kgo_ctx_sleep_timeout_test),
 	KUNIT_CASE(kgo_ctx_herd_test),
+	KUNIT_CASE(kgo_ctx_cancel_never_sleeps_test),
 	{}
 };
 

@@ -11,7 +11,9 @@
  *    goroutine gets on);
  *  - Go's TestPingPongHog: a "hog" pair and a "light" pair of
  *    goroutines, each pair handing a token back and forth through
- *    runnext, count within a factor of 20 of each other, Go's bound.
+ *    runnext, count within a factor of 20 of each other, Go's bound;
+ *  - the monitor marks goroutines that exit the moment they see it,
+ *    and follows them only under RCU (lockdep checks it).
  */
 
 #include <kunit/test.h>
@@ -20,6 +22,7 @@
 #include <linux/slab.h>
 
 #include <kgo.h>
+#include "g.h"
 #include "m.h"
 #include "monitor.h"
 #include "proc.h"
@@ -482,6 +485,57 @@ static void kgo_preempt_pingpong_hog_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, light, 20 * hog);
 }
 
+/* --- The monitor marks Gs that exit -------------------------------- */
+
+/*
+ * The monitor follows another M's running G to mark it while that G may
+ * exit and its struct go back to a SLAB_TYPESAFE_BY_RCU cache (g.c):
+ * safe only inside an RCU read-side section, which kgo_m_curg_remote()
+ * asserts (lockdep: "suspicious RCU usage", which fails the run). The
+ * use after free itself needs a grace period to pass between two of the
+ * monitor's instructions, which no test can arrange; the assertion sees
+ * the missing section at every mark. Here the monitor marks goroutine
+ * after goroutine, each exiting the moment it sees its mark, so its
+ * reads meet Gs on their way out and structs that new Gs reuse.
+ */
+#define MARK_EXIT_GS	16
+
+struct mark_exit_ctx {
+	atomic_t marked, unmarked;
+	struct kgo_waitgroup wg;
+};
+
+/* Started with kgo_go_wg(). */
+static void mark_exit_body(void *arg)
+{
+	struct mark_exit_ctx *x = arg;
+	struct kgo_g *g = kgo_self();
+	/* A bound on a hang only: the mark comes a slice after it starts. */
+	u64 end = ktime_get_ns() + LONG_MS * MS;
+
+	/* No kgo call: nothing but the monitor's mark ends the loop. */
+	while (!READ_ONCE(g->preempt) && ktime_get_ns() < end)
+		cond_resched();
+	atomic_inc(READ_ONCE(g->preempt) ? &x->marked : &x->unmarked);
+}
+
+static void kgo_preempt_mark_exit_test(struct kunit *test)
+{
+	struct mark_exit_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	kgo_wg_init(&x->wg);
+	for (i = 0; i < MARK_EXIT_GS; i++)
+		if (kgo_go_wg(&x->wg, mark_exit_body, x, GFP_KERNEL) <= 0)
+			break;
+	KUNIT_EXPECT_EQ(test, i, MARK_EXIT_GS);
+	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&x->wg, 2 * LONG_MS * MS), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->marked), i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->unmarked), 0);
+	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
+}
+
 static struct kunit_case kgo_preempt_cases[] = {
 	KUNIT_CASE(kgo_preempt_spin_test),
 	KUNIT_CASE(kgo_preempt_relief_test),
@@ -489,6 +543,7 @@ static struct kunit_case kgo_preempt_cases[] = {
 	KUNIT_CASE(kgo_preempt_timer_fairness_test),
 	KUNIT_CASE(kgo_preempt_yield_progress_test),
 	KUNIT_CASE(kgo_preempt_pingpong_hog_test),
+	KUNIT_CASE(kgo_preempt_mark_exit_test),
 	{}
 };
 

@@ -20,7 +20,9 @@
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
+#include <net/inet_connection_sock.h>
 #include <net/net_namespace.h>
+#include <net/request_sock.h>
 #include <net/sock.h>
 
 #include <kgo.h>
@@ -707,6 +709,131 @@ static void kgo_sock_surely_empty_test(struct kunit *test)
 	kgo_sock_close(ks);
 }
 
+/*
+ * An accepted connection that kgo cannot attach (no memory for its
+ * state) gets the listener's callbacks back before it is released: a
+ * clone of a kgo listener, it carries kgo's, and a lingering TCP socket
+ * still takes ICMP errors, after rmmod kgo too.
+ *
+ * The failure is the kernel's fault injection: failslab fails this
+ * thread's next slab allocation that it may fail (fail-nth, which
+ * /proc/thread-self/fail-nth sets). By default (failslab's
+ * ignore-gfp-wait) those are the allocations that do not reclaim, and
+ * on the way through kgo_sock_accept() the one with the caller's
+ * GFP_NOWAIT is kgo's; kernel_accept() allocates with GFP_KERNEL. The
+ * case still checks where the failure went, and tries a few connections
+ * should another allocation of this thread have taken it. The child is
+ * taken from the listener's accept queue beforehand, held, and looked
+ * at once kgo has released it.
+ */
+#define ATTACH_FAIL_TRIES	3
+
+/* The connection queued on @lsk, held; NULL if none is in time. */
+static struct sock *sock_queued_child(struct sock *lsk)
+{
+	struct request_sock_queue *q = &inet_csk(lsk)->icsk_accept_queue;
+	unsigned long end = jiffies + msecs_to_jiffies(SLOW_MS);
+	struct request_sock *req;
+	struct sock *child = NULL;
+
+	/* connect() returns before the listener has seen the last ACK. */
+	do {
+		spin_lock_bh(&q->rskq_lock);
+		req = q->rskq_accept_head;
+		if (req) {
+			child = req->sk;
+			sock_hold(child);
+		}
+		spin_unlock_bh(&q->rskq_lock);
+		if (child)
+			return child;
+		msleep(1);
+	} while (time_before(jiffies, end));
+	return NULL;
+}
+
+static void kgo_sock_accept_attach_fails_test(struct kunit *test)
+{
+#ifdef CONFIG_FAILSLAB
+	struct sockaddr_in addr;
+	struct socket *ls = sock_listener(test, &addr), *cs;
+	struct sock *lsk = ls->sk, *child;
+	/* The listener's own callbacks, before kgo wraps them. */
+	void (*data_ready)(struct sock *sk) = lsk->sk_data_ready;
+	void (*write_space)(struct sock *sk) = lsk->sk_write_space;
+	void (*state_change)(struct sock *sk) = lsk->sk_state_change;
+	void (*error_report)(struct sock *sk) = lsk->sk_error_report;
+	struct kgo_sock *lks = kgo_sock_attach(ls, GFP_KERNEL), *nks;
+	struct {
+		void (*data_ready)(struct sock *sk);
+		void (*write_space)(struct sock *sk);
+		void (*state_change)(struct sock *sk);
+		void (*error_report)(struct sock *sk);
+		void *user_data;
+	} got;
+	unsigned int left;
+	int tries, r;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lks));
+	KUNIT_ASSERT_PTR_NE(test, lsk->sk_data_ready, data_ready);
+
+	for (tries = 1; tries <= ATTACH_FAIL_TRIES; tries++) {
+		KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_INET, SOCK_STREAM,
+						       IPPROTO_TCP, &cs), 0);
+		KUNIT_ASSERT_EQ(test, kgo_kernel_connect(cs, &addr, sizeof(addr), 0), 0);
+		child = sock_queued_child(lsk);
+		KUNIT_ASSERT_NOT_NULL(test, child);
+		/* A clone of the listener: kgo's callbacks, not yet kgo's state. */
+		KUNIT_EXPECT_PTR_EQ(test, child->sk_data_ready, lsk->sk_data_ready);
+
+		nks = NULL;
+		current->fail_nth = 1;
+		r = kgo_sock_accept(lks, &nks, GFP_NOWAIT | __GFP_NOWARN, KGO_NOWAIT);
+		left = current->fail_nth;
+		current->fail_nth = 0;
+		if (r == 0) {
+			/* Another allocation of this thread took the failure. */
+			kunit_info(test, "try %d: the failure went elsewhere\n", tries);
+			kgo_sock_close(nks);
+			sock_put(child);
+			sock_release(cs);
+			continue;
+		}
+		break;
+	}
+	KUNIT_ASSERT_LE(test, tries, ATTACH_FAIL_TRIES);
+	KUNIT_EXPECT_EQ(test, r, -ENOMEM);
+	KUNIT_EXPECT_NULL(test, nks);
+	KUNIT_EXPECT_EQ(test, left, 0U);
+	/* Taken off the queue, so kernel_accept() did not fail: the attach did. */
+	KUNIT_EXPECT_NULL(test, READ_ONCE(inet_csk(lsk)->icsk_accept_queue.rskq_accept_head));
+
+	/*
+	 * Released, and back on the listener's callbacks, not kgo's. Read
+	 * under the lock, checked after it: a failed expectation allocates,
+	 * which may sleep.
+	 */
+	read_lock_bh(&child->sk_callback_lock);
+	got.data_ready = child->sk_data_ready;
+	got.write_space = child->sk_write_space;
+	got.state_change = child->sk_state_change;
+	got.error_report = child->sk_error_report;
+	got.user_data = child->sk_user_data;
+	read_unlock_bh(&child->sk_callback_lock);
+	KUNIT_EXPECT_PTR_EQ(test, got.data_ready, data_ready);
+	KUNIT_EXPECT_PTR_EQ(test, got.write_space, write_space);
+	KUNIT_EXPECT_PTR_EQ(test, got.state_change, state_change);
+	KUNIT_EXPECT_PTR_EQ(test, got.error_report, error_report);
+	KUNIT_EXPECT_NULL(test, got.user_data);
+
+	sock_put(child);
+	sock_release(cs);
+	kgo_sock_close(lks);
+#else
+	kunit_skip(test, "no CONFIG_FAILSLAB");
+#endif
+}
+
 static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_data_test),
 	KUNIT_CASE(kgo_sock_write_space_test),
@@ -715,6 +842,7 @@ static struct kunit_case kgo_sock_cases[] = {
 	KUNIT_CASE(kgo_sock_timeout_test),
 	KUNIT_CASE(kgo_sock_accept_test),
 	KUNIT_CASE(kgo_sock_accept_behind_test),
+	KUNIT_CASE(kgo_sock_accept_attach_fails_test),
 	KUNIT_CASE(kgo_sock_refused_test),
 	KUNIT_CASE(kgo_sock_pingpong_test),
 	KUNIT_CASE(kgo_sock_preempt_test),

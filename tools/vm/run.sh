@@ -94,7 +94,7 @@ mkdir -p "$root/kgo/jobs"
 cp "$KGO_TOP"/tools/vm/jobs/*.sh "$root/kgo/jobs/"	# jobs may use each other
 cp "$mods/kmod/kgo.ko" "$root/kgo/"
 [ -f "$mods/kmod/tests/kgo_test.ko" ] && cp "$mods/kmod/tests/kgo_test.ko" "$root/kgo/"
-cp "$mods/kmod/misuse/kgo_misuse.ko" "$root/kgo/"
+cp "$mods"/kmod/misuse/*.ko "$root/kgo/"	# kgo_misuse, kgo_unload_hold
 for ko in "$mods"/samples/*/*.ko; do
 	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
 done

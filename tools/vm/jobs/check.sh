@@ -90,7 +90,8 @@ misuse() {
 	echo "$pow" >/proc/sys/kernel/panic_on_warn
 }
 misuse
-rmmod kgo || report "KGO-FAIL rmmod kgo"
+# rmmod kgo, with a goroutine alive that it must wait for.
+. /kgo/jobs/unload.sh
 
 # Kernel text patching while Ms run (loads, unloads, tracepoint flips):
 # what hung QEMU's multi-threaded TCG, a few rounds on every kernel.
