@@ -55,6 +55,7 @@ struct run {
 	int fds[NFDS];
 	uint64_t ntasks;
 	uint64_t moved;		/* when a completion was last counted */
+	int reading;		/* threads between read(2) and counting it */
 	uint8_t *seen;		/* per tag: completions read */
 	uint64_t completed;	/* completions read, all fds */
 	uint64_t errors;
@@ -201,7 +202,16 @@ static void check(struct run *run, const struct kgo_completion *c)
 static int drain(struct worker *w)
 {
 	struct kgo_completion c[RBATCH];
-	ssize_t r = read(w->fd, c, sizeof(c));
+	ssize_t r;
+
+	/* Holding completions nobody else can see: lost() waits for us. */
+	__atomic_fetch_add(&w->run->reading, 1, __ATOMIC_ACQ_REL);
+	r = read(w->fd, c, sizeof(c));
+	if (r > 0 && !(r % sizeof(c[0])))
+		for (size_t i = 0; i < r / sizeof(c[0]); i++)
+			check(w->run, &c[i]);
+	/* Release: lost() that sees us gone sees what we counted. */
+	__atomic_fetch_sub(&w->run->reading, 1, __ATOMIC_RELEASE);
 
 	if (r < 0 && errno == EAGAIN)
 		return 0;
@@ -213,30 +223,36 @@ static int drain(struct worker *w)
 		fail(w->run, "read returned %zd bytes", r);
 		return -1;
 	}
-	for (size_t i = 0; i < r / sizeof(c[0]); i++)
-		check(w->run, &c[i]);
 	return r / sizeof(c[0]);
 }
 
 /*
  * Everything was submitted, no fd has anything in flight, and still not
- * every completion was counted: some were lost. A thread may be between
- * read(2) and counting what it read, so give it time before saying so.
- * Without this, a lost completion would hold every thread until the
- * stall bound.
+ * every completion was counted: some were lost. Without this, a lost
+ * completion would hold every thread until the stall bound.
+ *
+ * "Nothing in flight" must be exact, with the other threads reading:
+ * - WAIT with min_complete 1 returns 0 as soon as one completion is
+ *   ready, and another thread may read it before @ready is filled in,
+ *   so 0 with @ready 0 does not mean nothing is running. min_complete
+ *   UINT32_MAX can only be met by "nothing more in flight".
+ * - A thread may have read completions and not yet counted them: the
+ *   fds no longer show them. Once the WAITs found every fd empty,
+ *   nothing new can be read, so no reader left (run->reading 0, read
+ *   with acquire after the WAITs) means every read one was counted.
  */
 static bool lost(struct run *run)
 {
 	if (__atomic_load_n(&run->submitting, __ATOMIC_RELAXED))
 		return false;
 	for (int i = 0; i < NFDS; i++) {
-		struct kgo_wait w = { .size = sizeof(w), .min_complete = 1 };
+		struct kgo_wait w = { .size = sizeof(w), .min_complete = UINT32_MAX };
 
-		/* 0 with nothing ready: nothing more can complete there. */
 		if (ioctl(run->fds[i], KGO_IOC_WAIT, &w) || w.ready)
 			return false;
 	}
-	sleep(1);
+	if (__atomic_load_n(&run->reading, __ATOMIC_ACQUIRE))
+		return false;
 	if (__atomic_load_n(&run->completed, __ATOMIC_RELAXED) >= run->ntasks)
 		return false;
 	/* Every thread may get here: the first one says it. */

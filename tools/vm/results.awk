@@ -39,6 +39,11 @@ function end_kunit(   i) {
 }
 /^KGO-END / {
 	rc = $4; sub(/^rc=/, "", rc)
+	# A section's end names its start: anything else means that the
+	# job's shell lost track of it (busybox sh has no locals, and a
+	# function that sets "kind" or "name" clobbers /init's).
+	if (!insec || $2 != kind || $3 != name)
+		fail("section " (insec ? kind " " name : "(none)") " ended as " $2 " " $3)
 	if (kind == "selftest") {
 		# A selftest that died before printing results is one failure;
 		# one that skipped as a whole (exit 4) one skip.
