@@ -7,8 +7,11 @@
  *   procs       one line per P: state, queue, counters
  *   ms          one line per M (kthread)
  *   goroutines  one line per live G: state, wait reason, for how long
+ *   counts      the events that cost more with more CPUs (count.h):
+ *               one line of totals, then one per possible CPU
  *
- * Every line is "NAME: key=value ..." (sched has no NAME), so that
+ * Every line is "NAME: key=value ..." (sched's and counts' totals have
+ * no NAME), so that
  * scripts can parse it with one scanf format.
  *
  * These are snapshots, not transactions: most fields belong to an M
@@ -37,6 +40,7 @@
 #include <linux/spinlock.h>
 #include <linux/stddef.h>
 
+#include "count.h"
 #include "debugfs.h"
 #include "g.h"
 #include "m.h"
@@ -147,6 +151,34 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_procs);
+
+static const char *const kgo_count_names[] = {
+	[KGO_COUNT_SCHED_LOCK]	= "sched_lock",
+	[KGO_COUNT_SHARED_RMW]	= "shared_rmw",
+	[KGO_COUNT_XCPU_WAKE]	= "xcpu_wake",
+};
+
+/* Racy sums of per-CPU counters: a line may lag an event in flight. */
+static int kgo_debugfs_counts_show(struct seq_file *s, void *unused)
+{
+	unsigned int e;
+	int cpu;
+
+	BUILD_BUG_ON(ARRAY_SIZE(kgo_count_names) != KGO_NR_COUNT_EVENTS);
+	for (e = 0; e < KGO_NR_COUNT_EVENTS; e++)
+		seq_printf(s, "%s%s=%llu", e ? " " : "", kgo_count_names[e],
+			   kgo_count_sum(e));
+	seq_putc(s, '\n');
+	for_each_possible_cpu(cpu) {
+		seq_printf(s, "CPU%d:", cpu);
+		for (e = 0; e < KGO_NR_COUNT_EVENTS; e++)
+			seq_printf(s, " %s=%llu", kgo_count_names[e],
+				   READ_ONCE(per_cpu(kgo_pcpu_counts, cpu).ev[e]));
+		seq_putc(s, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_counts);
 
 /* allm under RCU: an M unlinked meanwhile is still readable. */
 static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
@@ -279,6 +311,7 @@ int kgo_debugfs_init(void)
 	debugfs_create_file("ms", 0444, dir, NULL, &kgo_debugfs_ms_fops);
 	debugfs_create_file("goroutines", 0444, dir, NULL,
 			    &kgo_debugfs_goroutines_fops);
+	debugfs_create_file("counts", 0444, dir, NULL, &kgo_debugfs_counts_fops);
 	kgo_debugfs_root = dir;
 	return 0;
 }
