@@ -849,4 +849,31 @@ void kgo_sock_shutdown(struct kgo_sock *ks);
  */
 void kgo_sock_close(struct kgo_sock *ks);
 
+/**
+ * struct kgo_counts - events whose cost grows with the CPUs, since load
+ * @sched_lock: acquisitions of the scheduler's global lock
+ * @shared_rmw: atomic read-modify-writes of scheduler-global state
+ * @xcpu_wake: wake-ups of an M (a kgo kthread) from another CPU than
+ *	       its own: most cost an IPI
+ *
+ * Summed over CPUs. For benchmarks and diagnosis, not a stable API:
+ * members may be added. /sys/kernel/debug/kgo/counts shows the same.
+ */
+struct kgo_counts {
+	u64 sched_lock;
+	u64 shared_rmw;
+	u64 xcpu_wake;
+};
+
+/**
+ * kgo_counts_read() - the totals of &struct kgo_counts so far
+ * @c: filled in
+ *
+ * Read before and after a batch of operations, run alone: the
+ * differences over the batch's size are counts per operation.
+ *
+ * Context: any.
+ */
+void kgo_counts_read(struct kgo_counts *c);
+
 #endif /* _KGO_H */

@@ -197,7 +197,7 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 	    now < since + 10 * NSEC_PER_MSEC)
 		return false;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	/* Spare Ms are bounded: past the cap, thieves drain the P instead. */
 	if (!sched->stopping && !p->stopreq &&
 	    (!work || p->nmidle || p->mcount < kgo_max_ms) &&

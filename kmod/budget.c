@@ -153,12 +153,15 @@ static bool kgo_budget_charge(long bytes, long room)
 		if (used + bytes + room > limit &&
 		    kgo_budget_live(used) + bytes + room > limit)
 			return false;
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_long_add(bytes, &kgo_budget.used);
 		return true;
 	}
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	used = atomic_long_add_return(bytes, &kgo_budget.used);
 	if (used <= limit || kgo_budget_live(used) <= limit)
 		return true;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	atomic_long_sub(bytes, &kgo_budget.used);
 	return false;
 }
@@ -174,7 +177,9 @@ static bool kgo_budget_credit(struct kgo_p *p, long need)
 	if (p->budget_credit >= need)
 		/* A read of a line only refills write: no bounce. */
 		return atomic_long_read(&kgo_budget.used) <= limit;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	if (atomic_long_add_return(KGO_BUDGET_BATCH, &kgo_budget.used) > limit) {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_long_sub(KGO_BUDGET_BATCH, &kgo_budget.used);
 		return false;
 	}
@@ -195,6 +200,7 @@ static void kgo_budget_give(struct kgo_p *p, long bytes)
 
 	if (credit > KGO_BUDGET_CREDIT_MAX) {
 		WRITE_ONCE(p->budget_credit, KGO_BUDGET_BATCH);
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_long_sub_return(credit - KGO_BUDGET_BATCH, &kgo_budget.used);
 		return;
 	}
@@ -223,10 +229,12 @@ bool kgo_budget_spawn(struct kgo_p *p)
 /* A spawn is undone: its struct is given back. */
 void kgo_budget_unspawn(struct kgo_p *p)
 {
-	if (p)
+	if (p) {
 		kgo_budget_give(p, KGO_G_BYTES);
-	else
+	} else {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_long_sub(KGO_G_BYTES, &kgo_budget.used);
+	}
 }
 
 /**
@@ -268,8 +276,10 @@ void kgo_budget_flush(struct kgo_p *p)
 	long credit = p->budget_credit;
 
 	WRITE_ONCE(p->budget_credit, 0);
-	if (credit)
+	if (credit) {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_long_sub_return(credit, &kgo_budget.used);
+	}
 }
 
 /* Whether one more stack fits now: a hint, for the waiter's re-check. */

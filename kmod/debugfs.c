@@ -9,8 +9,11 @@
  *   goroutines  one line per live G: state, wait reason, for how long
  *   stacks      every switched-out G with its kernel stack, like the
  *               goroutine dump of Go's SIGQUIT
+ *   counts      the events that cost more with more CPUs (count.h):
+ *               one line of totals, then one per possible CPU
  *
- * Every line is "NAME: key=value ..." (sched has no NAME), so that
+ * Every line is "NAME: key=value ..." (sched's and counts' totals have
+ * no NAME), so that
  * scripts can parse it with one scanf format.
  *
  * These are snapshots, not transactions: most fields belong to an M
@@ -42,6 +45,7 @@
 #include <linux/string.h>
 #include <linux/thread_info.h>
 
+#include "count.h"
 #include "debugfs.h"
 #include "g.h"
 #include "m.h"
@@ -152,6 +156,34 @@ static int kgo_debugfs_procs_show(struct seq_file *s, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_procs);
+
+static const char *const kgo_count_names[] = {
+	[KGO_COUNT_SCHED_LOCK]	= "sched_lock",
+	[KGO_COUNT_SHARED_RMW]	= "shared_rmw",
+	[KGO_COUNT_XCPU_WAKE]	= "xcpu_wake",
+};
+
+/* Racy sums of per-CPU counters: a line may lag an event in flight. */
+static int kgo_debugfs_counts_show(struct seq_file *s, void *unused)
+{
+	unsigned int e;
+	int cpu;
+
+	BUILD_BUG_ON(ARRAY_SIZE(kgo_count_names) != KGO_NR_COUNT_EVENTS);
+	for (e = 0; e < KGO_NR_COUNT_EVENTS; e++)
+		seq_printf(s, "%s%s=%llu", e ? " " : "", kgo_count_names[e],
+			   kgo_count_sum(e));
+	seq_putc(s, '\n');
+	for_each_possible_cpu(cpu) {
+		seq_printf(s, "CPU%d:", cpu);
+		for (e = 0; e < KGO_NR_COUNT_EVENTS; e++)
+			seq_printf(s, " %s=%llu", kgo_count_names[e],
+				   READ_ONCE(per_cpu(kgo_pcpu_counts, cpu).ev[e]));
+		seq_putc(s, '\n');
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kgo_debugfs_counts);
 
 /* allm under RCU: an M unlinked meanwhile is still readable. */
 static int kgo_debugfs_ms_show(struct seq_file *s, void *unused)
@@ -366,6 +398,7 @@ int kgo_debugfs_init(void)
 			    &kgo_debugfs_goroutines_fops);
 	/* Root only: return addresses are kernel pointers, as in /proc/PID/stack. */
 	debugfs_create_file("stacks", 0400, dir, NULL, &kgo_debugfs_stacks_fops);
+	debugfs_create_file("counts", 0444, dir, NULL, &kgo_debugfs_counts_fops);
 	kgo_debugfs_root = dir;
 	return 0;
 }

@@ -148,7 +148,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 	unsigned int n;
 
 	if (p && !p->gfree && READ_ONCE(sched->ngfree)) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		p->gfree = kgo_gfree_global_take(sched, false, &n);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		p->ngfree = n;
@@ -158,7 +158,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 		p->gfree = g->schedlink;
 		p->ngfree--;
 	} else if (!p && READ_ONCE(sched->ngfree)) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_gfree_global_take(sched, true, &n);
 		spin_unlock_irqrestore(&sched->lock, flags);
 	}
@@ -188,7 +188,7 @@ struct kgo_g *kgo_gcache_get(struct kgo_gcache *c)
 	if (!c->n) {
 		if (!READ_ONCE(sched->ngfree))
 			return NULL;
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		c->head = kgo_gfree_global_take(sched, false, &c->n);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		if (!c->n)
@@ -249,7 +249,7 @@ static void kgo_gfree_spill(struct kgo_sched *sched, struct kgo_gqueue *q,
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
 		spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_g_release_all(q);
@@ -368,7 +368,7 @@ unsigned long kgo_gfree_shrink(unsigned long nr)
 	unsigned int n;
 
 	while (freed < nr) {
-		spin_lock_irq(&sched->lock);
+		kgo_sched_lock_irq(sched);
 		batch = kgo_gfree_global_take(sched, false, &n);
 		spin_unlock_irq(&sched->lock);
 		if (!batch)

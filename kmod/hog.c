@@ -131,7 +131,7 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
 
 	if (kgo_runqempty_all(p) && !READ_ONCE(sched->runqsize))
 		return;
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	kgo_newm_spare(p);
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
@@ -160,7 +160,7 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 	if (atomic_read(&sched->npidle) && !kgo_fresh_len(p))
 		return false;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (sched->stopping || p->relief_pending || !p->m ||
 	    READ_ONCE(p->status) != KGO_P_RUNNING)
 		goto out;
@@ -256,7 +256,7 @@ bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p)
 
 	if (!READ_ONCE(p->relieved_m))
 		return false;
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	hog = p->relieved_m;
 	WRITE_ONCE(p->relieved_m, NULL);
 	spin_unlock_irq(&sched->lock);

@@ -47,6 +47,7 @@ void kgo_pidleput(struct kgo_sched *sched, struct kgo_p *p)
 	p->idle_since = jiffies;
 	p->link = sched->pidle;
 	sched->pidle = p;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	atomic_inc(&sched->npidle);
 }
 
@@ -70,6 +71,7 @@ static struct kgo_p *kgo_pidleget(struct kgo_sched *sched, struct kgo_p *prefer)
 	p->link = NULL;
 	p->idle_ns += jiffies_to_nsecs(jiffies - p->idle_since);
 	WRITE_ONCE(p->status, KGO_P_RUNNING);
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	atomic_dec(&sched->npidle);
 	/* A P is busy again: the monitor has something to watch. */
 	if (sched->monitor_waiting) {
@@ -166,6 +168,7 @@ void kgo_startm(struct kgo_p *p, bool spinning)
 	 */
 	if (spinning) {
 		p->wantm_spinning = false;
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_dec(&p->sched->nmspinning);
 	}
 }
@@ -233,7 +236,7 @@ void kgo_newm_workfn(struct work_struct *work)
 
 again:
 	what = NEWM_NONE;
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (sched->stopping) {
 		/* kgo_sched_exit() cancels us and stops every M. */
 	} else if (p->wantm && p->mcount >= kgo_max_ms) {
@@ -244,6 +247,7 @@ again:
 		 */
 		if (p->wantm_spinning) {
 			p->wantm_spinning = false;
+			kgo_count(KGO_COUNT_SHARED_RMW);
 			atomic_dec(&sched->nmspinning);
 		}
 		p->wantrelief = false;
@@ -308,12 +312,14 @@ again:
 		goto again;	/* more may have been asked meanwhile */
 	/* No M for now: undo, and leave the work to the other Ps. */
 	pr_warn_ratelimited("cannot start an M on CPU %d: %d\n", p->cpu, ret);
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (what == NEWM_RELIEF) {
 		p->relief_pending = false;	/* the monitor may ask again */
 	} else if (what == NEWM_WANTM) {
-		if (spinning)
+		if (spinning) {
+			kgo_count(KGO_COUNT_SHARED_RMW);
 			atomic_dec(&sched->nmspinning);
+		}
 		kgo_pidleput(sched, p);
 	}
 	spin_unlock_irqrestore(&sched->lock, flags);
@@ -328,19 +334,22 @@ void kgo_wakep_slow(struct kgo_sched *sched)
 	unsigned long flags;
 	struct kgo_p *p;
 
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	if (atomic_cmpxchg(&sched->nmspinning, 0, 1))
 		return;
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	/*
 	 * This CPU's own P first, if idle: work readied from an interrupt
 	 * or a thread here then runs here, without waking another CPU.
 	 */
 	p = READ_ONCE(sched->stopping) ? NULL :
 	    kgo_pidleget_spinning(sched, raw_cpu_read(kgo_cpu_p));
-	if (p)
+	if (p) {
 		kgo_startm(p, true);
-	else
+	} else {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_dec(&sched->nmspinning);
+	}
 	spin_unlock_irqrestore(&sched->lock, flags);
 }
 
@@ -359,7 +368,7 @@ void kgo_put_outside(struct kgo_g *g)
 	unsigned long flags;
 	struct kgo_p *p = NULL;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (!sched->stopping && atomic_read(&sched->npidle))
 		p = kgo_pidleget_parked_m(sched, raw_cpu_read(kgo_cpu_p));
 	if (p) {
@@ -389,7 +398,7 @@ void kgo_start_idle(struct kgo_sched *sched, u32 n)
 	struct kgo_p *p;
 
 	for (; n && atomic_read(&sched->npidle); n--) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		p = sched->stopping ? NULL : kgo_pidleget(sched, NULL);
 		if (p)
 			kgo_startm(p, false);
@@ -448,7 +457,7 @@ static void kgo_m_settle(struct kgo_m *m)
 		return;
 	}
 	mutex_lock(&m->affinity_lock);
-	spin_lock_irqsave(&m->sched->lock, flags);
+	kgo_sched_lock_irqsave(m->sched, flags);
 	WRITE_ONCE(m->relieved, false);
 	spin_unlock_irqrestore(&m->sched->lock, flags);
 	kgo_m_rebind(m);
@@ -477,7 +486,7 @@ static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
 	unsigned long flags;
 	struct kgo_p *p;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return p;
@@ -597,7 +606,7 @@ enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 		return KGO_NEXTP_NONE;
 	}
 	if (p && relief) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		taken = kgo_hog_takeover(m, p);
 		if (!taken)
 			m->home->mtransit++;	/* until kgo_stopm() */
@@ -627,7 +636,7 @@ bool kgo_stopm(struct kgo_m *m)
 
 	kgo_m_settle(m);
 again:
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	WARN_ON_ONCE(!home->mtransit);
 	home->mtransit--;
 	if (sched->stopping) {
@@ -694,10 +703,11 @@ void kgo_p_stop_held(struct kgo_m *m)
 
 	if (m->spinning) {
 		m->spinning = false;
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
 	}
 	kgo_budget_flush(p);	/* its owner, once more */
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	kgo_runq_drain(sched, p);
 	queued = sched->runqsize;
 	kgo_releasep(m);
@@ -716,7 +726,7 @@ bool kgo_m_stop_pless(struct kgo_m *m)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&m->sched->lock, flags);
+	kgo_sched_lock_irqsave(m->sched, flags);
 	m->home->mtransit++;	/* until kgo_stopm() */
 	spin_unlock_irqrestore(&m->sched->lock, flags);
 	return kgo_stopm(m);

@@ -13,7 +13,8 @@
  *   O: only the owner: a G's, as g.h's state rules say; a P's, the M
  *      holding it; an M's, its own kthread; a job's, its goroutine until
  *      it completes the job
- *   L: under kgo_sched.lock (sched.h), irq-safe
+ *   L: under kgo_sched.lock (sched.h), irq-safe, taken only through
+ *      kgo_sched_lock_irq*(), which count each acquisition (count.h)
  *   P: under p->stack_lock (proc.h)
  *   X: an M's relieved flag: set under L by the M that takes its P
  *      (kgo_hog_takeover()), cleared by the M under affinity_lock and L

@@ -137,6 +137,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 		return -ENOMEM;
 	m->sched = sched;
 	m->home = home;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	m->id = atomic64_inc_return(&sched->mcreated);
 	m->rand = get_random_u64() | 1;
 	INIT_LIST_HEAD(&m->idle_node);
@@ -152,7 +153,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	m->task = task;
 	m->own_stack = task->stack;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	list_add_tail_rcu(&m->all_node, &sched->allm);	/* debugfs reads it under RCU */
 	sched->mcount++;
 	home->mcount++;
@@ -167,6 +168,8 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	m->woken = true;
 	spin_unlock_irqrestore(&sched->lock, flags);
 
+	if (home->cpu != raw_smp_processor_id())
+		kgo_count(KGO_COUNT_XCPU_WAKE);
 	wake_up_process(task);
 	return 0;
 }
@@ -208,6 +211,9 @@ void kgo_m_wake(struct kgo_m *m, struct kgo_p *p, bool spinning)
 	m->nextp_spinning = spinning;
 	/* Publishes m->nextp...: pairs with the acquire in kgo_m_park(). */
 	smp_store_release(&m->woken, true);
+	/* An M's CPU is its home: from any other, likely an IPI (count.h). */
+	if (m->home->cpu != raw_smp_processor_id())
+		kgo_count(KGO_COUNT_XCPU_WAKE);
 	wake_up_process(m->task);
 }
 

@@ -352,7 +352,7 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 	LIST_HEAD(dead);
 	int i;
 
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
@@ -394,7 +394,7 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 	bool spare = false;
 	int i;
 
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	if (atomic_read(&sched->npidle) != sched->gomaxprocs) {
 		spin_unlock_irq(&sched->lock);
 		return;
@@ -409,7 +409,7 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 		schedule_timeout(spare ? HZ : MAX_SCHEDULE_TIMEOUT);
 	__set_current_state(TASK_RUNNING);
 
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	sched->monitor_waiting = false;
 	spin_unlock_irq(&sched->lock);
 }
@@ -516,7 +516,7 @@ void kgo_monitor_exit(void)
 
 	kthread_stop(sched->monitor);
 	/* No more wake-ups from kgo_pidleget(). */
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	sched->monitor_waiting = false;
 	spin_unlock_irqrestore(&sched->lock, flags);
 	irq_work_sync(&kgo_monitor_kick_work);

@@ -88,7 +88,7 @@ static void kgo_p_stop(struct kgo_sched *sched, struct kgo_p *p)
 	bool done;
 
 	for (;;) {
-		spin_lock_irq(&sched->lock);
+		kgo_sched_lock_irq(sched);
 		done = kgo_p_stop_locked(sched, p, &moved);
 		spin_unlock_irq(&sched->lock);
 		if (done)
@@ -129,7 +129,7 @@ static void kgo_procs_apply(struct kgo_sched *sched, int dying_cpu)
 	u32 queued;
 
 	lockdep_assert_held(&kgo_procs_lock);
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 

@@ -113,7 +113,7 @@ static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
 		kgo_gqueue_push_back(&q, READ_ONCE(p->runq[RUNQ_SLOT(h + i)]));
 	kgo_gqueue_push_back(&q, g);
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	kgo_globrunqputbatch(sched, &q, n + 1);
 	spin_unlock_irqrestore(&sched->lock, flags);
 	return true;

@@ -19,10 +19,10 @@
  * to it instead (kgo_switch_direct).
  *
  * The core's files, bottom first: each calls only those listed before
- * it and the leaves budget.c, check.c, floor.c and the tracepoints
- * (tools/callgraph.py checks it in `make style`, and names the few
- * cycles still to break). Above the core, api.c is the goroutine API,
- * and the rest of kmod/ uses both.
+ * it and the leaves budget.c, check.c, count.c, floor.c and the
+ * tracepoints (tools/callgraph.py checks it in `make style`, and names
+ * the few cycles still to break). Above the core, api.c is the
+ * goroutine API, and the rest of kmod/ uses both.
  *
  *   stack.c   goroutine stacks and their per-P cache
  *   g.c       G structs, their states and free lists
@@ -220,6 +220,7 @@ static u64 kgo_m_rand(struct kgo_m *m)
 static void kgo_become_spinning(struct kgo_m *m)
 {
 	m->spinning = true;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	atomic_inc(&m->sched->nmspinning);
 	/*
 	 * Taken up. A full barrier (xchg) before we look for work: a
@@ -227,6 +228,7 @@ static void kgo_become_spinning(struct kgo_m *m)
 	 * kgo_wakep() did so after storing its work and a full barrier, so
 	 * either it saw our clear (and asks anew) or we see its work.
 	 */
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	atomic_xchg(&m->sched->needspinning, 0);
 	kgo_pstat_inc(m->p, spinning);
 }
@@ -300,6 +302,7 @@ static bool kgo_more_work(struct kgo_sched *sched)
 static void kgo_resetspinning(struct kgo_m *m)
 {
 	m->spinning = false;
+	kgo_count(KGO_COUNT_SHARED_RMW);
 	WARN_ON_ONCE(atomic_dec_return(&m->sched->nmspinning) < 0);
 	if (kgo_more_work(m->sched))
 		kgo_wakep();
@@ -346,7 +349,7 @@ top:
 
 	/* 1. Fairness: glance at the global queue every 61 slices. */
 	if (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 1);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
@@ -369,7 +372,7 @@ top:
 
 	/* 3. Global. */
 	if (READ_ONCE(sched->runqsize)) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 0);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
@@ -403,7 +406,7 @@ top:
 
 drop:
 	/* 5. Give the P up: last look at the global queue under the lock. */
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	if (!sched->stopping && sched->runqsize) {
 		g = kgo_globrunqget(sched, p, 0);
 		spin_unlock_irqrestore(&sched->lock, flags);
@@ -431,9 +434,10 @@ drop:
 		 * sched.lock for the global queue; a P-local queue has a
 		 * running owner that will get to its Gs in any case).
 		 */
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
 		if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
-			spin_lock_irqsave(&sched->lock, flags);
+			kgo_sched_lock_irqsave(sched, flags);
 			p = sched->stopping ? NULL :
 			    kgo_pidleget_spinning(sched, m->home);
 			if (p == m->home) {
@@ -449,6 +453,7 @@ drop:
 				goto top;
 			}
 			if (p) {	/* our P was taken: wake another's M */
+				kgo_count(KGO_COUNT_SHARED_RMW);
 				atomic_inc(&sched->nmspinning);
 				kgo_startm(p, true);
 			}
@@ -524,9 +529,12 @@ void kgo_schedule(struct kgo_m *m)
  */
 static u64 kgo_goid_next(struct kgo_sched *sched, struct kgo_p *p)
 {
-	if (!p)
+	if (!p) {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		return atomic64_inc_return(&sched->goidgen);
+	}
 	if (p->goidcache == p->goidcacheend) {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		p->goidcacheend = atomic64_add_return(KGO_GOID_BATCH, &sched->goidgen) + 1;
 		p->goidcache = p->goidcacheend - KGO_GOID_BATCH;
 	}
@@ -625,6 +633,7 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 		trace_kgo_g_create(g->goid, p->id, fn);
 		kgo_g_p_put();
 	} else {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic64_inc(&sched->ext_created);
 		trace_kgo_g_create(g->goid, -1, fn);
 	}
@@ -689,7 +698,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 		return;
 	}
 	if (!p) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		nglob = n - kgo_inject_idle_p(sched, q, n);
 		if (nglob)
 			kgo_globrunqputbatch(sched, q, nglob);
@@ -704,7 +713,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	for (nglob = 0; nglob < npidle && !kgo_gqueue_empty(q); nglob++)
 		kgo_gqueue_push_back(&glob, kgo_gqueue_pop(q));
 	if (nglob) {
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqputbatch(sched, &glob, nglob);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_start_idle(sched, nglob);
@@ -745,6 +754,7 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 			kgo_wakep_defer(p);
 		kgo_g_p_put();
 	} else {
+		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic64_inc(&kgo_sched.ext_readies);
 		kgo_put_outside(g);
 	}
@@ -791,7 +801,7 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 	unsigned long flags;
 	int i;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	snap->nprocs = sched->gomaxprocs;
 	snap->npidle = atomic_read(&sched->npidle);
 	snap->nmspinning = atomic_read(&sched->nmspinning);
@@ -882,7 +892,7 @@ void kgo_sched_exit(void)
 	s64 alive;
 	int i;
 
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	sched->stopping = true;
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
@@ -900,7 +910,7 @@ void kgo_sched_exit(void)
 	cancel_delayed_work_sync(&sched->stackwait_retry);
 
 	/* No M is created after the works are cancelled. */
-	spin_lock_irq(&sched->lock);
+	kgo_sched_lock_irq(sched);
 	list_splice_init(&sched->allm, &allm);
 	spin_unlock_irq(&sched->lock);
 	list_for_each_entry_safe(m, tmp, &allm, all_node) {

@@ -63,7 +63,7 @@ void kgo_stackwait_kick(struct kgo_sched *sched, u32 n)
 
 	if (!READ_ONCE(sched->nstackwait))
 		return;
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	while (k < n && (g = kgo_gqueue_pop(&sched->stackwait))) {
 		kgo_globrunqput(sched, g);
 		k++;
@@ -88,7 +88,7 @@ static void kgo_stackwait_add(struct kgo_sched *sched, struct kgo_g *g, bool nom
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&sched->lock, flags);
+	kgo_sched_lock_irqsave(sched, flags);
 	kgo_gqueue_push_back(&sched->stackwait, g);
 	WRITE_ONCE(sched->nstackwait, sched->nstackwait + 1);
 	spin_unlock_irqrestore(&sched->lock, flags);
@@ -288,7 +288,7 @@ global:
 		kgo_g_set_status(g, KGO_G_RUNNING, KGO_G_RUNNABLE);
 		kgo_g_stamp_runnable(g);
 		WRITE_ONCE(g->preempt, false);
-		spin_lock_irqsave(&sched->lock, flags);
+		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqput(sched, g);
 		spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_wakep();

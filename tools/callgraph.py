@@ -34,7 +34,7 @@ CORE = ["stack", "g", "runq", "proc", "m", "idle", "switch", "sched"]
 
 # Leaves outside the core that it calls down into: they use nothing of
 # the core but its state.
-BELOW = ["budget", "check", "floor", "trace"]
+BELOW = ["budget", "check", "count", "floor", "trace"]
 
 # The scheduler's state: data every layer reads, defined in sched.c with
 # the init that fills it. Not a call.

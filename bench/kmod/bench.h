@@ -126,6 +126,7 @@ void kgo_bench_tree_1p(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_kgo_go(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_pingpong_hog(const struct kgo_bench_cfg *cfg);
 void kgo_bench_blocking(const struct kgo_bench_cfg *cfg);
+void kgo_bench_counts(const struct kgo_bench_cfg *cfg);
 
 /* switch_asm.S: kmod/switch_64.S, assembled under names of our own. */
 void *kgo_bench_switch(unsigned long *save_sp, unsigned long *load_sp, void *prev);

@@ -16,7 +16,9 @@
  * unloaded right after it (mem.c). The fairness rows (fair.c) run only
  * when named too: make bench runs them in the fairness group, the first
  * behind a backlog that bench/fair makes. So does blocking (blocking.c),
- * its own step of make bench, which creates up to 10,000 threads.
+ * its own step of make bench, which creates up to 10,000 threads. So
+ * does counts (counts.c), its own step too: counters of the whole
+ * machine, read around batches that must run alone.
  */
 
 #include <linux/init.h>
@@ -81,6 +83,7 @@ static const struct kgo_bench_workload {
 	{ "fair_kgo_go",	kgo_bench_fair_kgo_go, true },
 	{ "fair_pingpong_hog",	kgo_bench_fair_pingpong_hog, true },
 	{ "blocking",		kgo_bench_blocking, true },
+	{ "counts",		kgo_bench_counts, true },
 	{ "max_queued",		kgo_bench_max_queued, true, true },
 };
 

@@ -381,6 +381,9 @@ steps() {
 	# Blocking work: kgo, CMWQ and a kthread per task, in one load
 	# (bench/kmod/blocking.c).
 	step blk kgo,system_wq,unbound_wq,kthread kmod_only blocking
+	# kgo's costly events per operation (bench/kmod/counts.c): sched.lock
+	# acquisitions, shared atomics, cross-CPU wake-ups of an M.
+	step counts kgo kmod_only counts
 	# The fairness group: each against its goal (bench/fair).
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f
