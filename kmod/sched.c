@@ -63,7 +63,9 @@
  *   4. if spinning is allowed, 4 passes over all other busy Ps in a
  *      random order, stealing half of a victim's ring; runnext only on
  *      the last pass;
- *   5. else give the P up and park the M.
+ *   5. else give the P up and park the M: a spinner first drops out of
+ *      nmspinning and looks once more (rule 3); an M that was not
+ *      spinning gives its P up and parks in one sched.lock section.
  *
  * Spinning and wake-ups (Go's "worker thread parking/unparking")
  *
@@ -430,47 +432,50 @@ drop:
 		goto top;
 	}
 	kgo_pstat_inc(p, mparks);
+	if (!m->spinning) {
+		/* Nothing to do between giving the P up and parking: at once. */
+		if (!kgo_releasep_stopm(m, flags))
+			return NULL;
+		goto top;
+	}
 	kgo_pidleput(sched, kgo_releasep(m));
 	m->home->mtransit++;	/* until kgo_stopm() or the recheck below */
 	spin_unlock_irqrestore(&sched->lock, flags);
 
-	if (m->spinning) {
-		m->spinning = false;
-		/*
-		 * Rule 3, the delicate dance: drop nmspinning, then look at
-		 * every source of work again. atomic_dec_return() is a full
-		 * barrier; it pairs with the producer's queue store followed
-		 * by its load of nmspinning in kgo_wakep() (ordered there by
-		 * sched.lock for the global queue; a P-local queue has a
-		 * running owner that will get to its Gs in any case).
-		 */
-		kgo_count(KGO_COUNT_SHARED_RMW);
-		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
-		if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
-			kgo_sched_lock_irqsave(sched, flags);
-			p = sched->stopping ? NULL :
-			    kgo_pidleget_spinning(sched, m->home);
-			if (p == m->home) {
-				m->home->mtransit--;
-				/* Our P was idle: a relief of it is void. */
-				if (p->wantrelief) {
-					p->wantrelief = false;
-					p->relief_pending = false;
-				}
-				spin_unlock_irqrestore(&sched->lock, flags);
-				kgo_acquirep(m, p);
-				kgo_become_spinning(m);
-				goto top;
-			}
-			if (p) {	/* our P was taken: wake another's M */
-				kgo_count(KGO_COUNT_SHARED_RMW);
-				atomic_inc(&sched->nmspinning);
-				kgo_startm(p, true);
+	m->spinning = false;
+	/*
+	 * Rule 3, the delicate dance: drop nmspinning, then look at
+	 * every source of work again. atomic_dec_return() is a full
+	 * barrier; it pairs with the producer's queue store followed
+	 * by its load of nmspinning in kgo_wakep() (ordered there by
+	 * sched.lock for the global queue; a P-local queue has a
+	 * running owner that will get to its Gs in any case).
+	 */
+	kgo_count(KGO_COUNT_SHARED_RMW);
+	WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
+	if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
+		kgo_sched_lock_irqsave(sched, flags);
+		p = sched->stopping ? NULL :
+		    kgo_pidleget_spinning(sched, m->home);
+		if (p == m->home) {
+			m->home->mtransit--;
+			/* Our P was idle: a relief of it is void. */
+			if (p->wantrelief) {
+				p->wantrelief = false;
+				p->relief_pending = false;
 			}
 			spin_unlock_irqrestore(&sched->lock, flags);
+			kgo_acquirep(m, p);
+			kgo_become_spinning(m);
+			goto top;
 		}
+		if (p) {	/* our P was taken: wake another's M */
+			kgo_count(KGO_COUNT_SHARED_RMW);
+			atomic_inc(&sched->nmspinning);
+			kgo_startm(p, true);
+		}
+		spin_unlock_irqrestore(&sched->lock, flags);
 	}
-
 	if (!kgo_stopm(m))
 		return NULL;
 	goto top;
