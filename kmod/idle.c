@@ -623,71 +623,113 @@ enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 }
 
 /*
+ * kgo_stopm() from where it holds sched->lock, taken with @flags: the M
+ * holds no P and is counted in no mtransit. Releases the lock, and takes
+ * it again each time the M is woken for nothing.
+ */
+static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
+	__releases(&m->sched->lock)
+{
+	struct kgo_sched *sched = m->sched;
+	struct kgo_p *home = m->home, *p;
+	bool spinning;
+
+	for (;;) {
+		lockdep_assert_held(&sched->lock);
+		if (sched->stopping) {
+			spin_unlock_irqrestore(&sched->lock, flags);
+			return false;
+		}
+		if (home->wantm) {
+			home->wantm = false;
+			/* The P is idle: its hog, if any, moved on. */
+			if (home->wantrelief) {
+				home->wantrelief = false;
+				home->relief_pending = false;
+			}
+			p = home;
+			spinning = home->wantm_spinning;
+			spin_unlock_irqrestore(&sched->lock, flags);
+			break;
+		}
+		if (home->wantrelief) {
+			/*
+			 * Asked while we were on our way (kgo_hog_relieve()):
+			 * we are the relief, on the hog's CPU. If the hog
+			 * moved on meanwhile, the takeover says so and we park.
+			 */
+			home->wantrelief = false;
+			if (kgo_hog_takeover(m, home)) {
+				spin_unlock_irqrestore(&sched->lock, flags);
+				return true;
+			}
+		}
+		m->woken = false;
+		m->idle_since = jiffies;
+		list_add(&m->idle_node, &home->midle);
+		home->nmidle++;
+		spin_unlock_irqrestore(&sched->lock, flags);
+
+		kgo_m_park(m);
+		switch (kgo_take_nextp(m)) {
+		case KGO_NEXTP_TAKEN:
+			return true;
+		case KGO_NEXTP_NONE:
+			break;
+		default:
+			return false;
+		}
+		kgo_m_settle(m);
+		kgo_sched_lock_irqsave(sched, flags);
+		WARN_ON_ONCE(!home->mtransit);
+		home->mtransit--;
+	}
+	kgo_acquirep(m, p);
+	kgo_pstat_inc(p, mwakes);
+	if (spinning)
+		m->spinning = true;	/* already counted by the waker */
+	return true;
+}
+
+/*
  * Parks an M that holds no P until a P is handed to it. Returns false if
  * the M is to exit. First takes its home P if kgo_startm() wanted an M
  * for it while this one was on its way here.
  */
 bool kgo_stopm(struct kgo_m *m)
 {
-	struct kgo_sched *sched = m->sched;
-	struct kgo_p *home = m->home, *p;
 	unsigned long flags;
-	bool spinning;
 
 	kgo_m_settle(m);
-again:
-	kgo_sched_lock_irqsave(sched, flags);
-	WARN_ON_ONCE(!home->mtransit);
-	home->mtransit--;
-	if (sched->stopping) {
-		spin_unlock_irqrestore(&sched->lock, flags);
-		return false;
-	}
-	if (home->wantm) {
-		home->wantm = false;
-		/* The P is idle: its hog, if any, moved on. */
-		if (home->wantrelief) {
-			home->wantrelief = false;
-			home->relief_pending = false;
-		}
-		p = home;
-		spinning = home->wantm_spinning;
-		spin_unlock_irqrestore(&sched->lock, flags);
-		goto acquire;
-	}
-	if (home->wantrelief) {
-		/*
-		 * Asked while we were on our way (kgo_hog_relieve()): we are
-		 * the relief, on the hog's CPU. If the hog moved on
-		 * meanwhile, the takeover says so and we park.
-		 */
-		home->wantrelief = false;
-		if (kgo_hog_takeover(m, home)) {
-			spin_unlock_irqrestore(&sched->lock, flags);
-			return true;
-		}
-	}
-	m->woken = false;
-	m->idle_since = jiffies;
-	list_add(&m->idle_node, &home->midle);
-	home->nmidle++;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	kgo_sched_lock_irqsave(m->sched, flags);
+	WARN_ON_ONCE(!m->home->mtransit);
+	m->home->mtransit--;
+	return kgo_stopm_locked(m, flags);
+}
 
-	kgo_m_park(m);
-	switch (kgo_take_nextp(m)) {
-	case KGO_NEXTP_TAKEN:
-		return true;
-	case KGO_NEXTP_NONE:
-		goto again;
-	default:
-		return false;
-	}
-acquire:
-	kgo_acquirep(m, p);
-	kgo_pstat_inc(p, mwakes);
-	if (spinning)
-		m->spinning = true;	/* already counted by the waker */
-	return true;
+/**
+ * kgo_releasep_stopm() - give the M's P up, idle, and park the M
+ * @m: the M, holding its P with nothing queued, not spinning
+ * @flags: the irqsave flags of the caller's kgo_sched_lock_irqsave()
+ *
+ * kgo_findrunnable()'s step 5 for an M that is not spinning, in one
+ * sched.lock section where Go takes two (findRunnable's pidleput, then
+ * stopm's mput): only a spinner has anything to do in between (the
+ * delicate dance), so the order of the checks is Go's. The M is not
+ * settled first, as kgo_stopm() does: one that holds its P is (only an
+ * M running a G is relieved of it, and comes back without a P), and
+ * every way out of the park settles it, before it holds a P again.
+ *
+ * Context: the M, sched->lock held (interrupts off), which it releases.
+ * Return: as kgo_stopm().
+ */
+bool kgo_releasep_stopm(struct kgo_m *m, unsigned long flags)
+	__releases(&m->sched->lock)
+{
+	lockdep_assert_held(&m->sched->lock);
+	WARN_ON_ONCE(m->spinning);
+	kgo_pidleput(m->sched, kgo_releasep(m));
+	return kgo_stopm_locked(m, flags);
 }
 
 /*

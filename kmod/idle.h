@@ -41,6 +41,7 @@ void kgo_acquirep(struct kgo_m *m, struct kgo_p *p);
 struct kgo_p *kgo_releasep(struct kgo_m *m);
 enum kgo_nextp kgo_take_nextp(struct kgo_m *m);
 bool kgo_stopm(struct kgo_m *m);
+bool kgo_releasep_stopm(struct kgo_m *m, unsigned long flags);
 void kgo_p_stop_held(struct kgo_m *m);
 bool kgo_m_stop_pless(struct kgo_m *m);
 

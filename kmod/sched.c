@@ -63,7 +63,9 @@
  *   4. if spinning is allowed, 4 passes over all other busy Ps in a
  *      random order, stealing half of a victim's ring; runnext only on
  *      the last pass;
- *   5. else give the P up and park the M.
+ *   5. else give the P up and park the M: a spinner first drops out of
+ *      nmspinning and looks once more (rule 3); an M that was not
+ *      spinning gives its P up and parks in one sched.lock section.
  *
  * Spinning and wake-ups (Go's "worker thread parking/unparking")
  *
@@ -201,6 +203,16 @@ struct kgo_sched kgo_sched = {
 	.allg = LIST_HEAD_INIT(kgo_sched.allg),
 };
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched);
+
+/*
+ * Spawns and readies from outside any P (process context, interrupts),
+ * counted on the CPU they happen on (A: this_cpu_inc(), read racily by
+ * kgo_sched_ext() and kgo_galive()). One atomic in kgo_sched was a line
+ * that every CPU's sk_data_ready, timer and thread submission wrote in
+ * turn. this_cpu_inc(), not raw: a hardirq's kgo_ready() may interrupt
+ * a thread's kgo_go() on the same CPU mid-increment.
+ */
+static DEFINE_PER_CPU(struct kgo_ext_counts, kgo_ext_counts);
 
 /* Strides coprime with nprocs: the steal order visits every P once. */
 static unsigned int kgo_coprimes[NR_CPUS];
@@ -420,47 +432,50 @@ drop:
 		goto top;
 	}
 	kgo_pstat_inc(p, mparks);
+	if (!m->spinning) {
+		/* Nothing to do between giving the P up and parking: at once. */
+		if (!kgo_releasep_stopm(m, flags))
+			return NULL;
+		goto top;
+	}
 	kgo_pidleput(sched, kgo_releasep(m));
 	m->home->mtransit++;	/* until kgo_stopm() or the recheck below */
 	spin_unlock_irqrestore(&sched->lock, flags);
 
-	if (m->spinning) {
-		m->spinning = false;
-		/*
-		 * Rule 3, the delicate dance: drop nmspinning, then look at
-		 * every source of work again. atomic_dec_return() is a full
-		 * barrier; it pairs with the producer's queue store followed
-		 * by its load of nmspinning in kgo_wakep() (ordered there by
-		 * sched.lock for the global queue; a P-local queue has a
-		 * running owner that will get to its Gs in any case).
-		 */
-		kgo_count(KGO_COUNT_SHARED_RMW);
-		WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
-		if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
-			kgo_sched_lock_irqsave(sched, flags);
-			p = sched->stopping ? NULL :
-			    kgo_pidleget_spinning(sched, m->home);
-			if (p == m->home) {
-				m->home->mtransit--;
-				/* Our P was idle: a relief of it is void. */
-				if (p->wantrelief) {
-					p->wantrelief = false;
-					p->relief_pending = false;
-				}
-				spin_unlock_irqrestore(&sched->lock, flags);
-				kgo_acquirep(m, p);
-				kgo_become_spinning(m);
-				goto top;
-			}
-			if (p) {	/* our P was taken: wake another's M */
-				kgo_count(KGO_COUNT_SHARED_RMW);
-				atomic_inc(&sched->nmspinning);
-				kgo_startm(p, true);
+	m->spinning = false;
+	/*
+	 * Rule 3, the delicate dance: drop nmspinning, then look at
+	 * every source of work again. atomic_dec_return() is a full
+	 * barrier; it pairs with the producer's queue store followed
+	 * by its load of nmspinning in kgo_wakep() (ordered there by
+	 * sched.lock for the global queue; a P-local queue has a
+	 * running owner that will get to its Gs in any case).
+	 */
+	kgo_count(KGO_COUNT_SHARED_RMW);
+	WARN_ON_ONCE(atomic_dec_return(&sched->nmspinning) < 0);
+	if (READ_ONCE(sched->runqsize) || kgo_any_runq_busy(sched)) {
+		kgo_sched_lock_irqsave(sched, flags);
+		p = sched->stopping ? NULL :
+		    kgo_pidleget_spinning(sched, m->home);
+		if (p == m->home) {
+			m->home->mtransit--;
+			/* Our P was idle: a relief of it is void. */
+			if (p->wantrelief) {
+				p->wantrelief = false;
+				p->relief_pending = false;
 			}
 			spin_unlock_irqrestore(&sched->lock, flags);
+			kgo_acquirep(m, p);
+			kgo_become_spinning(m);
+			goto top;
 		}
+		if (p) {	/* our P was taken: wake another's M */
+			kgo_count(KGO_COUNT_SHARED_RMW);
+			atomic_inc(&sched->nmspinning);
+			kgo_startm(p, true);
+		}
+		spin_unlock_irqrestore(&sched->lock, flags);
 	}
-
 	if (!kgo_stopm(m))
 		return NULL;
 	goto top;
@@ -633,8 +648,7 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 		trace_kgo_g_create(g->goid, p->id, fn);
 		kgo_g_p_put();
 	} else {
-		kgo_count(KGO_COUNT_SHARED_RMW);
-		atomic64_inc(&sched->ext_created);
+		this_cpu_inc(kgo_ext_counts.created);
 		trace_kgo_g_create(g->goid, -1, fn);
 	}
 	kgo_g_stamp_new(g);
@@ -754,8 +768,7 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 			kgo_wakep_defer(p);
 		kgo_g_p_put();
 	} else {
-		kgo_count(KGO_COUNT_SHARED_RMW);
-		atomic64_inc(&kgo_sched.ext_readies);
+		this_cpu_inc(kgo_ext_counts.readies);
 		kgo_put_outside(g);
 	}
 	return 0;
@@ -769,11 +782,13 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
  *
  * Not one shared counter that every spawn and exit would write: each P
  * counts the spawns of its Gs (gcreated) and the exits on it (gfinished)
- * in its own line, spawns from outside any P go to ext_created, and this
- * sums them. Exits are read first, then spawns, with a read barrier
- * between: a G's spawn is counted before the G is queued, and its exit
- * after it ran, so whoever reads an exit then reads its spawn (the queue's
- * release and acquire, and the status cmpxchgs, order them). So the sum
+ * in its own line, spawns from outside any P go to their CPU's
+ * kgo_ext_counts, and this sums them. Exits are read first, then spawns,
+ * with a read barrier between: a G's spawn is counted before the G is
+ * queued, and its exit after it ran, so whoever reads an exit then reads
+ * its spawn (the queue's release and acquire, and the status cmpxchgs,
+ * order them; a plain per-CPU increment is ordered by them as the
+ * unordered atomic64_inc() it replaced was). So the sum
  * only ever counts too many, by the Gs spawned during the reads: a zero
  * is exact, as kgo_sched_drain() needs. Context: any.
  *
@@ -782,18 +797,40 @@ int kgo_ready_m(struct kgo_m *m, struct kgo_g *g)
 s64 kgo_galive(struct kgo_sched *sched)
 {
 	u64 created, finished = 0;
-	int i;
+	int i, cpu;
 
 	for (i = 0; i < sched->nprocs; i++)
 		finished += READ_ONCE(sched->allp[i]->stats.gfinished);
 	/* Exits, then spawns: the writers' side is the queue's, see above. */
 	smp_rmb();
-	created = atomic64_read(&sched->ext_created);
+	created = 0;
+	for_each_possible_cpu(cpu)
+		created += READ_ONCE(per_cpu(kgo_ext_counts, cpu).created);
 	for (i = 0; i < sched->nprocs; i++)
 		created += READ_ONCE(sched->allp[i]->stats.gcreated);
 	return created - finished;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_galive);
+
+/**
+ * kgo_sched_ext() - spawns and readies from outside any P so far
+ * @sum: filled with the totals over every possible CPU (offline ones
+ *	 keep what they counted)
+ *
+ * Racy sums: an event in flight may be missing. Context: any.
+ */
+void kgo_sched_ext(struct kgo_ext_counts *sum)
+{
+	int cpu;
+
+	sum->created = 0;
+	sum->readies = 0;
+	for_each_possible_cpu(cpu) {
+		sum->created += READ_ONCE(per_cpu(kgo_ext_counts, cpu).created);
+		sum->readies += READ_ONCE(per_cpu(kgo_ext_counts, cpu).readies);
+	}
+}
+EXPORT_SYMBOL_IF_KUNIT(kgo_sched_ext);
 
 void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 {
@@ -824,6 +861,13 @@ int kgo_sched_init(void)
 	struct kgo_sched *sched = &kgo_sched;
 	int cpu, n = 0, i;
 
+	/* The layout that sched.h's comment on struct kgo_sched explains. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     offsetof(struct kgo_sched, stopping) / SMP_CACHE_BYTES <=
+		     (offsetofend(struct kgo_sched, monitor_waiting) - 1) / SMP_CACHE_BYTES);
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     offsetof(struct kgo_sched, npidle) / SMP_CACHE_BYTES <=
+		     (offsetofend(struct kgo_sched, monitor) - 1) / SMP_CACHE_BYTES);
 	init_waitqueue_head(&sched->pstop_wq);
 	INIT_DELAYED_WORK(&sched->stackwait_retry, kgo_stackwait_retry_fn);
 	sched->allp = kcalloc(num_possible_cpus(), sizeof(*sched->allp), GFP_KERNEL);

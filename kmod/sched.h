@@ -23,6 +23,15 @@ struct kgo_p;
 /*
  * The global scheduler state (Go's schedt). Field rules (locking.h): I,
  * L (this lock; "racy" fields are also read without it as hints), A.
+ *
+ * Laid out in cache lines by who writes them. Every acquisition of lock
+ * takes its line, and every readiness from outside a P acquires it; a
+ * field read on every yield, park or spawn must not be in that line, or
+ * each such readiness would steal it from every CPU reading it. So the
+ * read-mostly fields, the atomics kgo_wakep() reads, and the rest each
+ * start a line of their own (____cacheline_aligned_in_smp); lock and
+ * what it guards come first, the struct being aligned as its most
+ * aligned member.
  */
 struct kgo_sched {
 	/*
@@ -37,7 +46,6 @@ struct kgo_sched {
 	struct kgo_p *pidle;		/* L: idle Ps, a stack through p->link */
 	struct list_head allm;		/* L: every M */
 	unsigned int mcount;		/* L */
-	bool stopping;			/* L, racy: module unload began */
 
 	/*
 	 * L: global free Gs (Go's sched.gFree), a stack of batches as Ps
@@ -51,44 +59,53 @@ struct kgo_sched {
 	 * RUNNABLE Gs whose first run found no stack within the budget, or
 	 * no memory for one (budget.c): they wait here, holding none, until
 	 * an exiting G gives a stack back or, after an allocation failure,
-	 * the retry work runs.
+	 * the retry work runs (stackwait_retry, below).
 	 */
 	struct kgo_gqueue stackwait;	/* L */
 	u32 nstackwait;			/* L, racy */
-	struct delayed_work stackwait_retry;
+	bool monitor_waiting;		/* L: the monitor sleeps until a P is busy */
 
-	atomic_t npidle;		/* A: Ps on pidle */
-	atomic_t nmspinning;		/* A: Ms looking for work, holding a P */
-	atomic_t needspinning;		/* A: a wakep found no idle P */
-
+	/*
+	 * Read-mostly: read on every yield, park, spawn and steal; written
+	 * at load, unload and CPU hotplug only.
+	 */
+	bool stopping ____cacheline_aligned_in_smp; /* L, racy: unload began */
 	int nprocs;			/* I: Ps, one per possible CPU */
 	struct kgo_p **allp;		/* I: indexed by P id */
 	int gomaxprocs;			/* L, racy: Ps not OFFLINE */
-	/* Woken when a P goes OFFLINE (procs.c waits for it). */
-	wait_queue_head_t pstop_wq;
-
 	struct task_struct *monitor;	/* I: monitor.c */
-	bool monitor_waiting;		/* L: it sleeps until a P is busy */
+
+	/*
+	 * Read by kgo_wakep() on every yield and spawn; written as Ms
+	 * park, wake and spin: apart from lock's line, which every
+	 * acquisition would take from their readers.
+	 */
+	atomic_t npidle ____cacheline_aligned_in_smp;	/* A: Ps on pidle */
+	atomic_t nmspinning;		/* A: Ms looking for work, holding a P */
+	atomic_t needspinning;		/* A: a wakep found no idle P */
+
+	/* Written by spawns of new Gs and by M creation. */
+	atomic64_t goidgen ____cacheline_aligned_in_smp; /* A: last goroutine id */
+	atomic64_t mcreated;		/* A: Ms ever created */
+	/* Every G struct allocated, dead or alive (Go's allgs). */
+	spinlock_t allg_lock;		/* irq-safe: Gs are made in hardirq too */
+	struct list_head allg;		/* allg_lock */
+	/*
+	 * Spawns and readies from outside any P are counted per CPU
+	 * (kgo_ext_counts in sched.c), not here: kgo_sched_ext().
+	 */
+
+	/* The monitor's, and what is rarely touched. */
+	bool monitor_kicked ____cacheline_aligned_in_smp; /* racy: an M blocked, see monitor.c */
+	unsigned int monitor_delay_us;	/* racy: the monitor's tick */
 	/*
 	 * I: queued, under lock, by whoever clears monitor_waiting: the
 	 * monitor's wake-up (monitor.c), which the core knows only as this.
 	 */
 	struct irq_work monitor_busy;
-	bool monitor_kicked;		/* racy: an M blocked, see monitor.c */
-	unsigned int monitor_delay_us;	/* racy: the monitor's tick */
-
-	/* Every G struct allocated, dead or alive (Go's allgs). */
-	spinlock_t allg_lock;		/* irq-safe: Gs are made in hardirq too */
-	struct list_head allg;		/* allg_lock */
-
-	atomic64_t goidgen;		/* A: last goroutine id */
-	atomic64_t mcreated;		/* A: Ms ever created */
-	/*
-	 * Events from outside any P (process context, interrupts). With
-	 * the Ps' counters, ext_created counts the live Gs (kgo_galive()).
-	 */
-	atomic64_t ext_created;		/* A */
-	atomic64_t ext_readies;		/* A */
+	struct delayed_work stackwait_retry;	/* I: see stackwait */
+	/* Woken when a P goes OFFLINE (procs.c waits for it). */
+	wait_queue_head_t pstop_wq;
 };
 
 extern struct kgo_sched kgo_sched;
@@ -134,6 +151,14 @@ void kgo_sched_drain(void);
 void kgo_sched_exit(void);
 void kgo_sched_snapshot(struct kgo_sched_snap *snap);
 s64 kgo_galive(struct kgo_sched *sched);
+
+/* Events from outside any P, summed over CPUs (sched.c). */
+struct kgo_ext_counts {
+	u64 created;	/* Gs spawned: with the Ps' counters, kgo_galive() */
+	u64 readies;	/* Gs made ready */
+};
+
+void kgo_sched_ext(struct kgo_ext_counts *sum);
 
 /* For the M loop (m.c). */
 void kgo_schedule(struct kgo_m *m);

@@ -18,6 +18,7 @@
 void kgo_stats_global(struct kgo_stats *st)
 {
 	struct kgo_sched *sched = &kgo_sched;
+	struct kgo_ext_counts ext;
 	struct kgo_sched_snap snap;
 	int i, b;
 
@@ -29,8 +30,9 @@ void kgo_stats_global(struct kgo_stats *st)
 	st->nr_ms_spinning = snap.nmspinning;
 	st->goroutines = max_t(s64, snap.galive, 0);
 	st->global_runq = snap.runqsize;
-	st->created_outside = atomic64_read(&sched->ext_created);
-	st->readied_outside = atomic64_read(&sched->ext_readies);
+	kgo_sched_ext(&ext);
+	st->created_outside = ext.created;
+	st->readied_outside = ext.readies;
 	memset(st->latency, 0, sizeof(st->latency));
 	for (i = 0; i < sched->nprocs; i++)
 		for (b = 0; b < KGO_LATENCY_BUCKETS; b++)

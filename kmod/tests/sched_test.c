@@ -1156,8 +1156,8 @@ static void kgo_sched_tree_depth_first_test(struct kunit *test)
 
 static void kgo_sched_quiesce_test(struct kunit *test)
 {
+	struct kgo_ext_counts ext;
 	struct kgo_sched_snap s;
-
 	int i;
 
 	KUNIT_EXPECT_EQ(test, 0, kgo_test_wait_quiet(LONG_MS));
@@ -1179,8 +1179,8 @@ static void kgo_sched_quiesce_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.nmidle, s.mcount);
 	KUNIT_EXPECT_EQ(test, s.npidle, s.nprocs);
 	/* Every G spawned has finished: nothing leaked in the counters. */
-	KUNIT_EXPECT_EQ(test, PSTAT(gcreated) + atomic64_read(&kgo_sched.ext_created),
-			PSTAT(gfinished));
+	kgo_sched_ext(&ext);
+	KUNIT_EXPECT_EQ(test, PSTAT(gcreated) + ext.created, PSTAT(gfinished));
 	KUNIT_EXPECT_EQ(test, PSTAT(gstarted), PSTAT(gfinished));
 }
 
