@@ -36,5 +36,6 @@ int cmd_version(int argc, char **argv);
 /* help.c: kgoctl's usage, and a command's help, for help and --help. */
 void print_usage(FILE *out);
 __noreturn void help_exit(const char *name);
+bool json_opts(int argc, char **argv, const char *name, const char *usage);
 
 #endif /* _KGOCTL_COMMANDS_H */

@@ -153,6 +153,37 @@ __noreturn void help_exit(const char *name)
 	exit(0);
 }
 
+/*
+ * The options of a command that has none but --json and --help: --help
+ * prints @name's help and exits, anything else is a usage error against
+ * @usage. The arguments left start at optind.
+ * Return: whether to print JSON (asked here, or before the command).
+ */
+bool json_opts(int argc, char **argv, const char *name, const char *usage)
+{
+	static const struct option longopts[] = {
+		{ "json",	no_argument,	NULL, 'j' },
+		{ "help",	no_argument,	NULL, 'h' },
+		{}
+	};
+	bool json = opt_json;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			help_exit(name);
+		default:
+			bad_option(usage, c, argv);
+		}
+	}
+	return json;
+}
+
 static void json_cmd(struct json *j, const struct cmd_help *h)
 {
 	json_object_begin(j, NULL);
@@ -176,28 +207,11 @@ static void json_cmd(struct json *j, const struct cmd_help *h)
 
 int cmd_help(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",	no_argument,	NULL, 'j' },
-		{ "help",	no_argument,	NULL, 'h' },
-		{}
-	};
 	const struct cmd_help *h = NULL;
-	bool json = opt_json;
 	struct json j;
-	int c;
+	bool json;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help_exit("help");
-		default:
-			bad_option(HELP_USAGE, c, argv);
-		}
-	}
+	json = json_opts(argc, argv, "help", HELP_USAGE);
 	if (argc - optind > 1)
 		usage_die(HELP_USAGE, "help takes one COMMAND at most");
 	if (argc - optind == 1) {
@@ -229,27 +243,10 @@ int cmd_help(int argc, char **argv)
 
 int cmd_version(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",	no_argument,	NULL, 'j' },
-		{ "help",	no_argument,	NULL, 'h' },
-		{}
-	};
-	bool json = opt_json;
 	struct json j;
-	int c;
+	bool json;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help_exit("version");
-		default:
-			bad_option(VERSION_USAGE, c, argv);
-		}
-	}
+	json = json_opts(argc, argv, "version", VERSION_USAGE);
 	if (optind != argc)
 		usage_die(VERSION_USAGE, "unexpected argument '%s'", argv[optind]);
 	/* The module's own version is kgoctl info's. */

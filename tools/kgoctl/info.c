@@ -93,27 +93,11 @@ static void print_info_json(const struct kgo_info *info)
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",	no_argument,	NULL, 'j' },
-		{ "help",	no_argument,	NULL, 'h' },
-		{}
-	};
 	struct kgo_info info;
-	bool json = opt_json;
-	int c, fd;
+	bool json;
+	int fd;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help_exit("info");
-		default:
-			bad_option(INFO_USAGE, c, argv);
-		}
-	}
+	json = json_opts(argc, argv, "info", INFO_USAGE);
 	if (optind != argc)
 		usage_die(INFO_USAGE, "info takes no arguments");
 	fd = open_dev();

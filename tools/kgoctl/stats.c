@@ -196,28 +196,12 @@ static void print_stats_json(const struct snapshot *s)
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json",	no_argument,	NULL, 'j' },
-		{ "help",	no_argument,	NULL, 'h' },
-		{}
-	};
 	struct snapshot s = {};
 	struct kgo_info info;
-	bool json = opt_json;
-	int c, fd;
+	bool json;
+	int fd;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			help_exit("stats");
-		default:
-			bad_option(STATS_USAGE, c, argv);
-		}
-	}
+	json = json_opts(argc, argv, "stats", STATS_USAGE);
 	if (optind != argc)
 		usage_die(STATS_USAGE, "unexpected argument '%s'", argv[optind]);
 	fd = open_dev();
