@@ -407,9 +407,8 @@ int __must_check kgo_mutex_lock_killable(struct kgo_mutex *m, u64 timeout_ns);
 
 /*
  * kgo_mutex_lock_timeout() with KGO_FOREVER.
- * Return: 0 with the mutex;
- * -EPERM (and a warning) from atomic context, without it: a caller that
- * went on would unlock a mutex it does not hold.
+ * Return: 0 with the mutex; -EPERM (and a warning) from atomic context, without
+ * it: a caller that went on would unlock a mutex it does not hold.
  */
 static inline int __must_check kgo_mutex_lock(struct kgo_mutex *m)
 {
@@ -514,8 +513,7 @@ int kgo_ctx_init(struct kgo_ctx *ctx, struct kgo_ctx *parent);
  * Wakes everyone in kgo_ctx_sleep() on it. Never sleeps, nor yields the
  * CPU, however many sleepers it wakes. Context: any, hardirq and the
  * caller's own spinlocks included.
- * Return: true if this call cancelled
- * it, false if it already was.
+ * Return: true if this call cancelled it, false if it already was.
  */
 bool kgo_ctx_cancel(struct kgo_ctx *ctx, int err);
 
@@ -753,10 +751,10 @@ struct sockaddr;
  * kgo_sock_close(), never sock_release().
  *
  * Context: process.
- * Return: the kgo socket; ERR_PTR(-ENOMEM),
- * ERR_PTR(-EBUSY) if @sock has sk_user_data, or ERR_PTR(-EINVAL) if it
- * is a connection of a kgo listener accepted other than with
- * kgo_sock_accept() (then @sock is still the caller's).
+ * Return: the kgo socket; ERR_PTR(-ENOMEM), ERR_PTR(-EBUSY) if @sock has
+ * sk_user_data, or ERR_PTR(-EINVAL) if it is a connection of a kgo listener
+ * accepted other than with kgo_sock_accept() (then @sock is still the
+ * caller's).
  */
 struct kgo_sock *kgo_sock_attach(struct socket *sock, gfp_t gfp);
 
@@ -820,9 +818,9 @@ ssize_t kgo_sock_recv(struct kgo_sock *ks, void *buf, size_t len, u64 timeout_ns
  * @timeout_ns: how long, in all, to wait for room
  *
  * Never raises SIGPIPE.
- * Return: @len; fewer bytes if an error or the
- * timeout came after some had gone (as send(2) after a signal); else
- * -ESHUTDOWN, -ETIMEDOUT, -EAGAIN, -EPERM or an error of kernel_sendmsg().
+ * Return: @len; fewer bytes if an error or the timeout came after some had gone
+ * (as send(2) after a signal); else -ESHUTDOWN, -ETIMEDOUT, -EAGAIN, -EPERM or
+ * an error of kernel_sendmsg().
  */
 ssize_t kgo_sock_send(struct kgo_sock *ks, const void *buf, size_t len,
 		      u64 timeout_ns);

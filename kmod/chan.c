@@ -577,8 +577,7 @@ static void kgo_chan_unlock(void *arg)
  * channel (a nil one goes to kgo_select(), which knows what blocking on
  * nothing means). Inline in its two callers, so that each keeps only
  * its direction of kgo_case_try().
- * Return: 0 with the result in @cs,
- * -EAGAIN, -ETIMEDOUT or -EPERM.
+ * Return: 0 with the result in @cs, -EAGAIN, -ETIMEDOUT or -EPERM.
  */
 static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_ns,
 				       bool killable)

@@ -130,9 +130,8 @@ static void kgo_ring_flush(struct kgo_session *s, struct list_head *jobs,
 
 /*
  * Consumes up to @want entries of @r's SQ.
- * Return: how many, or the
- * reason the first could not be (see struct kgo_enter). Context:
- * process or goroutine (the SQ poller), may sleep.
+ * Return: how many, or the reason the first could not be (see struct
+ * kgo_enter). Context: process or goroutine (the SQ poller), may sleep.
  */
 long kgo_ring_submit(struct kgo_session *s, struct kgo_ring *r, u32 want)
 {

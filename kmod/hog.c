@@ -205,8 +205,8 @@ out:
  * @p: the P
  *
  * Context: @m, sched->lock held (interrupts off).
- * Return: whether @m
- * now holds @p; if not, the hog moved on and @m has nothing to do.
+ * Return: whether @m now holds @p; if not, the hog moved on and @m has nothing
+ * to do.
  */
 bool kgo_hog_takeover(struct kgo_m *m, struct kgo_p *p)
 {

@@ -125,8 +125,7 @@ struct kgo_m *kgo_this_m_slow(void);
  *
  * Context: process (in interrupt context current is whatever was
  * interrupted: callers check in_task() first).
- * Return: the M, or NULL
- * if current is not one of kgo's kthreads.
+ * Return: the M, or NULL if current is not one of kgo's kthreads.
  */
 static __always_inline struct kgo_m *kgo_this_m(void)
 {

@@ -297,8 +297,7 @@ static int kgo_ring_params_check(struct kgo_ring_params *p, u32 cq_max)
  * are, or kgo_ring_destroy() undoes it.
  *
  * Context: process, may sleep.
- * Return: the ring or an ERR_PTR (see the
- * uapi).
+ * Return: the ring or an ERR_PTR (see the uapi).
  */
 struct kgo_ring *kgo_ring_create(struct kgo_session *s, struct kgo_ring_params *p)
 {

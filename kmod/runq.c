@@ -377,8 +377,8 @@ static u32 kgo_runqgrab(struct kgo_p *p2, struct kgo_g **batch, u32 bhead,
  * @stealnext: also consider @p2's runnext (the last steal pass)
  *
  * Context: only the owner of @p.
- * Return: one of the stolen Gs to run
- * now, the rest queued on @p; NULL if nothing was stolen.
+ * Return: one of the stolen Gs to run now, the rest queued on @p; NULL if
+ * nothing was stolen.
  */
 struct kgo_g *kgo_runqsteal(struct kgo_p *p, struct kgo_p *p2,
 			    bool stealnext)

@@ -662,8 +662,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_newproc);
  * into an idle P with an M of its CPU parked, this CPU's first (as
  * kgo_put_outside() does for one G), which is then started. An idle P's
  * queue is empty: none of them spills to the global queue.
- * Return: how
- * many it took. Context: sched->lock held.
+ * Return: how many it took. Context: sched->lock held.
  */
 static u32 kgo_inject_idle_p(struct kgo_sched *sched, struct kgo_gqueue *q, u32 n)
 {

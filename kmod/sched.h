@@ -224,8 +224,7 @@ static inline void kgo_wakep_defer(struct kgo_p *p)
  * kgo_preempt_check() for a caller that has its M (or NULL outside a G).
  * Inline: a blocking channel operation makes it every time, and the G
  * is rarely to be preempted.
- * Return: the caller's M afterwards, another
- * one if the G was preempted.
+ * Return: the caller's M afterwards, another one if the G was preempted.
  */
 static inline struct kgo_m *kgo_preempt_check_m(struct kgo_m *m)
 {

@@ -323,8 +323,7 @@ static struct kgo_g *kgo_job_start(struct kgo_session *s, struct kgo_job *job, u
  * record is on the read list) when this returns.
  *
  * Context: process, may sleep.
- * Return: the goroutine, NULL for a task
- * run inline, or an ERR_PTR.
+ * Return: the goroutine, NULL for a task run inline, or an ERR_PTR.
  */
 struct kgo_g *kgo_session_submit_one(struct kgo_session *s,
 				     const struct kgo_task *t, struct kgo_gcache *gc)

@@ -119,8 +119,7 @@ static bool kgo_sqpoll_sleep(struct kgo_ring *r)
 /*
  * The entry at the SQ's head was refused with @err, not its own fault:
  * say why, and sleep @ns or until woken.
- * Return: false once the fd is
- * closed.
+ * Return: false once the fd is closed.
  */
 static bool kgo_sqpoll_backoff(struct kgo_ring *r, long err, u64 ns)
 {
@@ -190,8 +189,7 @@ static void kgo_sqpoll_main(void *arg)
  * @r: a ring set up with KGO_RING_SQPOLL, not yet installed
  *
  * Context: process (the caller of KGO_IOC_RING_SETUP).
- * Return: 0 or
- * -errno.
+ * Return: 0 or -errno.
  */
 int kgo_sqpoll_start(struct kgo_ring *r)
 {

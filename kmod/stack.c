@@ -279,8 +279,7 @@ EXPORT_SYMBOL_IF_KUNIT(kgo_stack_pooled);
  * Charged to the active memcg, which the caller sets (memcg.h).
  *
  * Context: the M holding @p, process context (may sleep).
- * Return: a stack
- * or NULL when memory is short.
+ * Return: a stack or NULL when memory is short.
  */
 void *kgo_stack_get(struct kgo_p *p, bool uncharged)
 {

@@ -139,8 +139,8 @@ static kuid_t kgo_user_charged(void)
  * kgo_user_get() - the caller's user, for a new session
  *
  * Context: process, may sleep.
- * Return: a referenced user, or ERR_PTR
- * (-EPERM: the gate is closed to the caller; -ENOMEM).
+ * Return: a referenced user, or ERR_PTR (-EPERM: the gate is closed to the
+ * caller; -ENOMEM).
  */
 struct kgo_user *kgo_user_get(void)
 {
