@@ -39,6 +39,8 @@ static const struct kgo_task long_tasks[] = {
  * bound in time would be one on how busy the host is.
  */
 #define LONG_NS		KGO_SLEEP_MAX_NS
+/* A goroutine on an idle kgo that has not run in this long is stuck. */
+#define START_NS	(60 * NSEC)
 
 static int cancel(int fd, uint32_t flags, uint64_t tag, uint32_t *n)
 {
@@ -98,15 +100,37 @@ TEST_F(kgo, cancel_running)
 	struct reader r = {};
 	uint32_t n, n_all, early = 0;
 	uint64_t t0, took, sub;
+	long long base, parks;
 	unsigned int i;
 
 	for (i = 0; i < NLONG; i++) {
 		t[i] = long_tasks[i];
 		t[i].tag = i;
 	}
+	/*
+	 * Task 0 alone first, and on until the scheduler says it parked:
+	 * its goroutine parks in its sleep, after it took the job as
+	 * running. "Running" is then a fact, not a guess at how soon a busy
+	 * host gets to it. The count is the scheduler's: on a kgo that other
+	 * users keep busy too, as a test VM's is not, it could move first.
+	 */
+	base = PSTAT_SUM(self->fd, parks);
+	if (base < 0)
+		SKIP(return, "KGO_IOC_STATS gives no per-P records here (CAP_SYS_ADMIN)");
 	sub = now_ns();
-	ASSERT_EQ((int)NLONG, submit(self->fd, t, NLONG));
-	usleep(200000);		/* they run */
+	ASSERT_EQ(1, submit(self->fd, t, 1));
+	while ((parks = PSTAT_SUM(self->fd, parks)) == base) {
+		ASSERT_GT(sub + START_NS, now_ns()) TH_LOG("task 0 not parked in 60 s");
+		usleep(1000);
+	}
+	ASSERT_LT(base, parks);
+	ASSERT_EQ((int)NLONG - 1, submit(self->fd, t + 1, NLONG - 1));
+	/*
+	 * Time for the others to start, so that the cancel below finds them
+	 * running; whether it did is only logged (started_ns), since queued
+	 * ones are cancelled too.
+	 */
+	usleep(200000);
 
 	/* Without the flag, a running task is left alone. */
 	ASSERT_EQ(0, cancel(self->fd, 0, 0, &n));
@@ -133,8 +157,9 @@ TEST_F(kgo, cancel_running)
 		uint64_t whole = lt->kind == KGO_TASK_BLOCK ? lt->args[0] * 1000 :
 				 lt->kind == KGO_TASK_SPAWN ? KGO_SPAWN_MAX_NODES : lt->args[0];
 
-		TH_LOG("kind %u: status %d, result %llu of %llu", lt->kind, c->status,
-		       (unsigned long long)c->result, (unsigned long long)whole);
+		TH_LOG("kind %u: status %d, result %llu of %llu, %s", lt->kind, c->status,
+		       (unsigned long long)c->result, (unsigned long long)whole,
+		       c->started_ns ? "had started" : "never started");
 		/* A chain may stop on the memory budget first (-ENOMEM). */
 		if (lt->kind == KGO_TASK_SPAWN && c->status == -ENOMEM) {
 			early++;

@@ -6,6 +6,7 @@
 #define _KGO_SELFTEST_UTIL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,6 +113,29 @@ static inline long long goroutines_alive(void)
 	fclose(f);
 	return n;
 }
+
+/*
+ * One figure of struct kgo_proc_stats (PSTAT_SUM(fd, gstarted)), summed
+ * over every P's record of KGO_IOC_STATS; -1 on an error, or for a
+ * caller without CAP_SYS_ADMIN, who is given no per-P records.
+ */
+static inline long long pstat_sum(int fd, size_t off)
+{
+	struct kgo_proc_stats ps[64];
+	struct kgo_stats st = {
+		.size = sizeof(st), .procs = (uintptr_t)ps, .procs_max = 64,
+		.proc_size = sizeof(ps[0]),
+	};
+	long long n = 0;
+
+	if (ioctl(fd, KGO_IOC_STATS, &st) || (st.flags & KGO_STATS_OWN) || st.nr_procs > 64)
+		return -1;
+	for (unsigned int i = 0; i < st.nr_procs; i++)
+		n += *(uint64_t *)((char *)&ps[i] + off);
+	return n;
+}
+
+#define PSTAT_SUM(fd, field)	pstat_sum(fd, offsetof(struct kgo_proc_stats, field))
 
 /* Writes @s to @path; 0 or an errno. */
 static inline int write_str(const char *path, const char *s)
