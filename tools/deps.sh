@@ -17,7 +17,7 @@ pkgs=(
 	qemu-system-x86 busybox-static			# the test VMs
 	linux-source-6.1				# the debug kernel, kselftest headers
 	rsync						# kselftest's install (tools/kselftest.sh)
-	golang-go liburing-dev python3			# make bench: its peers, its report
+	python3						# make bench's report
 	linux-perf					# make profile
 )
 [ $# -eq 0 ] || pkgs=("$@")

@@ -87,10 +87,10 @@ mkdir -p "$vm/bench"
 # server is samples/echo, which run.sh copies with the other samples.
 "$KGO_TOP/tools/bench/build-net.sh" "$vm"
 
-# Go's build cache wants a home; CI may have none.
-[ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
-make -s -C "$KGO_TOP/bench/go"
-make -s -C "$KGO_TOP/bench/uring"
+# The peers, and kgo's NOP programs beside io_uring's, with the Debian
+# unstable root's Go, liburing and compiler (peer_run, common.sh).
+peer_run make -s -C "$KGO_TOP/bench/go"
+peer_run make -s -C "$KGO_TOP/bench/uring"
 make -s -C "$KGO_TOP/bench/fair"
 mkdir -p "$KGO_OUT/bin/bench"
 cp "$KGO_TOP/bench/go/gobench" "$KGO_TOP/bench/uring/nop_uring" \
@@ -105,14 +105,14 @@ cp "$KGO_OUT/bin/bench/"* "$vm/bench/"
 # kernel (max, without CX16 after 6.1: run.sh says why).
 qemu_cpu=max
 case "$kernel" in stock) ;; *) qemu_cpu=max,cx16=off ;; esac
-python3 - "$out/host.json" "$(${GO:-go} version 2>/dev/null)" \
-	"$(pkg-config --modversion liburing 2>/dev/null)" \
+read -r go_version uring_version < <(peer_versions)
+python3 - "$out/host.json" "$go_version" "$uring_version" \
 	"$(qemu-system-x86_64 --version 2>/dev/null | head -n 1)" "$qemu_cpu" \
 	"${KGO_VM_ICOUNT:-}" "$([ "$smoke" = 1 ] && echo single || echo "${KGO_VM_TCG_THREAD:-multi}")" \
 	<<'PY'
 import json, sys
 path, go, uring, qemu, cpu, icount, thread = sys.argv[1:]
-host = {"go": go.replace("go version ", "") or "unknown",
+host = {"go": go or "unknown",
         "liburing": uring or "unknown", "qemu": qemu or "unknown", "qemu_cpu": cpu,
         "tcg": f"{thread}-threaded" + (f", -icount {icount}" if icount else "")}
 with open(path, "w") as f:

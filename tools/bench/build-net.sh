@@ -31,8 +31,7 @@ if grep -E 'warning:|WARNING:' "$log" >&2; then
 fi
 cp "$dst/kthread_echo.ko" "$1/"
 
-# Go's build cache wants a home; CI may have none.
-[ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}
-make -s -C "$src"
+# In the Debian unstable root, with its Go, as make bench's other peers.
+peer_run make -s -C "$src"
 cp "$src/netload" "$src/epoll_echo" "$src/go_echo" "$1/bench/"
 note "built the net group: kthread_echo.ko, netload, epoll_echo, go_echo"

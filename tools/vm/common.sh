@@ -139,6 +139,22 @@ kbuild_run() {
 	fi
 }
 
+# peer_run CMD...: runs CMD (a build of one of make bench's peers) in
+# the Debian unstable root, with its Go and liburing (sid-root.sh
+# --peers). Go's build cache is the root's own /root/.cache, and Go
+# uses the root's toolchain, never one it would download.
+peer_run() {
+	"$KGO_TOP/tools/vm/in-root.sh" "$("$KGO_TOP/tools/vm/sid-root.sh" --peers)" \
+		env HOME=/root GOTOOLCHAIN=local GOTELEMETRY=off "$@"
+}
+
+# peer_versions: "GO LIBURING", the versions peer_run builds with.
+peer_versions() {
+	# shellcheck disable=SC2016 # dpkg-query's format, not the shell's
+	echo "$(peer_run go env GOVERSION)" \
+		"$(peer_run dpkg-query -W -f '${Version}' liburing-dev)"
+}
+
 # kbuild_needs_root KDIR: whether KDIR's compiler is missing here.
 kbuild_needs_root() {
 	local cc

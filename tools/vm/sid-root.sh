@@ -7,6 +7,8 @@
 #                            7.2.13+deb14-amd64), or its RT flavour, that
 #                            the suite offers
 #   sid-root.sh --update     refreshes the root's package lists
+#   sid-root.sh --peers      prints the root's path, having installed in
+#                            it the toolchains of make bench's peers
 #
 # The kernels people run in 2026 are built with a newer compiler and
 # libc than Debian 12's: their headers' kbuild tools need the suite's
@@ -16,6 +18,12 @@
 # is made once and cached, keyed by the package list and the recipe's
 # version below (bump it when make_root changes); tools/vm/in-root.sh
 # runs a command inside.
+#
+# make bench compares kgo with Go's scheduler and with io_uring as people
+# have them now, not as Debian 12 froze them (Go 1.19, liburing 2.3): the
+# peers are built in this root, with its Go and liburing (--peers). They
+# are installed on first use rather than made part of the root, so that
+# make check's root is the same with or without a bench run.
 #
 # The unstable suite's Release file outlives its Valid-Until by these
 # machines' clocks, so the root's apt does not check it.
@@ -66,9 +74,30 @@ update() {
 	touch "$root/.updated"
 }
 
+# The peers' toolchains, once per list: golang-go for gobench and
+# go_echo (static, no cgo), liburing-dev for nop_uring (liburing.a).
+peer_pkgs="golang-go liburing-dev"
+peers() {
+	local stamp
+	stamp=$root/.peers-$(echo "$peer_pkgs" | sha256sum | cut -c1-16)
+	[ -f "$stamp" ] && return
+	note "installing $peer_pkgs in $root"
+	update 2>>"$KGO_CACHE/sid-root.log"
+	# shellcheck disable=SC2086 # a list of package names
+	chroot "$root" env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends $peer_pkgs \
+		>>"$KGO_CACHE/sid-root.log" 2>&1 ||
+		die "installing $peer_pkgs in the unstable root failed: $KGO_CACHE/sid-root.log"
+	touch "$stamp"
+}
+
 case "${1:-}" in
 "") echo "$root" ;;
 --update) update ;;
+--peers)
+	peers
+	echo "$root"
+	;;
 --newest)
 	n=${2:?usage: sid-root.sh --newest SERIES [rt]}
 	flavour=amd64
@@ -81,5 +110,5 @@ case "${1:-}" in
 	[ -n "$v" ] || die "Debian unstable offers no $n.x kernel (linux-headers-$n.*-$flavour)"
 	echo "$v"
 	;;
-*) die "usage: sid-root.sh [--newest SERIES [rt] | --update]" ;;
+*) die "usage: sid-root.sh [--newest SERIES [rt] | --update | --peers]" ;;
 esac
