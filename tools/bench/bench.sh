@@ -91,7 +91,6 @@ stock-6.12) name=bench-6.12 ;;
 stock-7) name=bench-7 ;;
 *) die "bench.sh: --kernel (KGO_BENCH_KERNEL) is stock, stock-6.12 or stock-7, not '$kernel'" ;;
 esac
-export KGO_BENCH_KERNEL=$kernel
 icount=${KGO_BENCH_ICOUNT:-0}
 case "$icount" in
 0) ;;
@@ -111,13 +110,11 @@ mkdir -p "$out" "$KGO_OUT/logs"
 rm -rf "$vm"
 mkdir -p "$vm/bench"
 
-"$KGO_TOP/tools/build-all.sh" "$kernel"
-
-# kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
-"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
-# The net group's servers and load generator (bench/net); kgo's echo
-# server is samples/echo, which run.sh copies with the other samples.
-"$KGO_TOP/tools/bench/build-net.sh" "$vm"
+# kgo, with kgo_bench.ko (bench/kmod), kgo's side of the in-kernel
+# benchmarks, and the net group's servers and load generator
+# (bench/net); kgo's echo server is samples/echo, which run.sh copies
+# with the other samples.
+"$KGO_TOP/tools/build-all.sh" --bench "$vm" --net "$kernel"
 
 # Go's build cache wants a home; CI may have none.
 [ -n "${HOME:-}" ] || export GOCACHE=${GOCACHE:-$KGO_CACHE/go-build}

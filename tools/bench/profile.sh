@@ -108,15 +108,16 @@ mkdir -p "$out"
 rm -rf "$vm" "$data"
 mkdir -p "$vm/perf/lib" "$data"
 
-"$KGO_TOP/tools/build-all.sh" stock
-"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
-[ -f "$vm/kgo_bench.ko" ] || die "make profile needs bench/kmod"
-# The net group's servers and netload (kgo_echo.ko comes with the
-# samples), and make bench's memory, which 10,000 kthreads need.
+# kgo and kgo_bench.ko; for net_*, the net group's servers and netload
+# (kgo_echo.ko comes with the samples), and make bench's memory, which
+# 10,000 kthreads need.
+build=(--bench "$vm")
 if [[ "$name" == net_* ]]; then
-	"$KGO_TOP/tools/bench/build-net.sh" "$vm"
+	build+=(--net)
 	export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 fi
+"$KGO_TOP/tools/build-all.sh" "${build[@]}" stock
+[ -f "$vm/kgo_bench.ko" ] || die "make profile needs bench/kmod"
 # The NOP rows' programs (bench/uring), as make bench's.
 if [[ "$name" == nop_* ]]; then
 	make -s -C "$KGO_TOP/bench/uring"

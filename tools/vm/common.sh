@@ -1,4 +1,5 @@
-# Sourced by the tools/vm scripts: where things live.
+# shellcheck shell=bash
+# Sourced by the tools scripts: where things live, and what they share.
 #
 # Expensive builds (the kernel source tree, the debug kernel) are cached
 # outside the repository so that later runs and CI on the same machine
@@ -205,4 +206,20 @@ flags_usage() {
 # as one VAR=VALUE word, which a space would split and a quote mangle.
 guest_word() {
 	[[ "$2" =~ ^[^[:space:]\"]+$ ]] || die "${0##*/}: $1 takes one word without spaces or quotes, not '$2'"
+}
+
+# logged_build WHAT LOG CMD...: runs CMD (a build) with its output in
+# LOG. A failure shows the log and ends the script, and so does any
+# compiler, objtool or modpost warning: kgo's builds have none.
+logged_build() {
+	local what=$1 log=$2
+	shift 2
+	if ! "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		die "$what failed"
+	fi
+	if grep -qi 'warning' "$log"; then
+		grep -i 'warning' "$log" >&2
+		die "$what has warnings (full log: $log)"
+	fi
 }

@@ -121,7 +121,7 @@ cp "$mods"/kmod/misuse/*.ko "$root/kgo/"	# kgo_misuse, kgo_unload_hold
 for ko in "$mods"/samples/*/*.ko; do
 	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
 done
-# samples/hello, built against the installed kit (tools/build-module.sh).
+# samples/hello, built against the installed kit (tools/build-all.sh).
 [ -f "$mods/kit/hello/kgo_hello.ko" ] && cp "$mods/kit/hello/kgo_hello.ko" "$root/kgo/"
 # The Debian kernel's own modules that samples need (built in on the
 # debug kernels), uncompressed, in /kgo/deps; deps/order lists them in

@@ -43,7 +43,7 @@ for t in /kgo/selftests/*; do
 done
 
 # samples/hello as a module author builds it: out of tree, against kgo
-# as make install installs it (tools/build-module.sh). It does all its
+# as make install installs it (tools/build-all.sh). It does all its
 # work in its init and logs "kgo_hello: ok" once every goroutine ended.
 hello_sample() {
 	echo "1..3"
@@ -70,7 +70,7 @@ hello_sample() {
 if [ -f /kgo/kgo_hello.ko ]; then
 	section selftest kgo_hello hello_sample
 else
-	report "KGO-FAIL no /kgo/kgo_hello.ko (tools/build-module.sh builds it)"
+	report "KGO-FAIL no /kgo/kgo_hello.ko (tools/build-all.sh builds it)"
 fi
 
 # The API misused on purpose: each case WARNs, which must neither panic
