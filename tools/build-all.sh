@@ -8,7 +8,9 @@
 # Installs the tools that are missing, then builds kgo for each named
 # kernel (a debug kernel itself first, or a Debian kernel unpacked, from
 # cache when it can) in out/build/KERNEL, and the static userspace
-# binaries into out/bin: kgoctl and the selftests.
+# binaries into out/bin: kgoctl, and the selftests with
+# out/bin/selftests.list, selftests/kgo/Makefile's list of them in the
+# order the VMs run them (tools/vm/jobs/check.sh).
 #
 # --bench DIR: also make bench's and make profile's kgo_bench.ko
 # (bench/kmod), into DIR; one kernel, a stock one. --net: also make
@@ -159,7 +161,10 @@ make -s -C "$KGO_TOP/tools/kgoctl"
 make -s -C "$KGO_TOP/selftests/kgo" KGO_STATIC=1
 mkdir -p "$KGO_OUT/bin/selftests"
 cp "$KGO_TOP/tools/kgoctl/kgoctl" "$KGO_OUT/bin/"
-rm -f "$KGO_OUT/bin/selftests/"*
-for t in $(make -s -C "$KGO_TOP/selftests/kgo" list); do
+rm -f "$KGO_OUT/bin/selftests/"* "$KGO_OUT/bin/selftests.list"
+tests=$(make -s -C "$KGO_TOP/selftests/kgo" list)
+for t in $tests; do
 	cp "$KGO_TOP/selftests/kgo/$t" "$KGO_OUT/bin/selftests/"
 done
+# Written last: a list means that every test in it was copied.
+tr ' ' '\n' <<<"$tests" >"$KGO_OUT/bin/selftests.list"

@@ -98,6 +98,7 @@ if [ -n "${kver:-}" ]; then
 		die "$mods/kmod/kgo.ko is built for ${vermagic%% *}, not $kver: tools/build-all.sh $kernel"
 fi
 bins=$KGO_OUT/bin
+[ -f "$bins/selftests.list" ] || die "no $bins/selftests.list: build with tools/build-all.sh $kernel"
 logs=$KGO_OUT/logs
 mkdir -p "$logs"
 console=$logs/$name.console.log
@@ -141,7 +142,9 @@ if [ -n "${kver:-}" ]; then
 		echo "${m#*/}.ko" >>"$root/kgo/deps/order"
 	done
 fi
+# The selftests, and the order to run them in (tools/vm/jobs/check.sh).
 cp "$bins"/selftests/* "$root/kgo/selftests/"
+cp "$bins/selftests.list" "$root/kgo/"
 cp "$bins/kgoctl" "$root/bin/"
 [ -n "${KGO_VM_EXTRA:-}" ] && cp -r "$KGO_VM_EXTRA"/. "$root/kgo/"
 chmod +x "$root/init"
