@@ -12,12 +12,14 @@
 #                     table (tools/matrix.sh)
 #   make bench        boot the stock kernel once: kgo against workqueues,
 #                     kthreads, Go and io_uring; a table, out/bench/*.json,
-#                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny)
+#                     *.svg (KGO_BENCH_RUNS=5; KGO_BENCH_SMOKE=1 for tiny;
+#                     the same as flags: tools/bench/bench.sh --help)
 #   make profile      perf in the stock kernel's VM while kgo_bench.ko runs
 #                     one workload (KGO_PROFILE=yield_pingpong): the top
 #                     functions, out/profile/NAME.txt; KGO_PROFILE_INSN=1:
 #                     exact instructions per operation by function, from
-#                     a QEMU plugin (out/profile/NAME.insn.txt)
+#                     a QEMU plugin (out/profile/NAME.insn.txt); as flags:
+#                     tools/bench/profile.sh --help
 #   make check-harness  show that make check fails on a failing KUnit case,
 #                     a failing selftest, a WARN and a hung guest
 #   make tools        libkgo, tools/kgoctl/kgoctl, examples/ and the selftest

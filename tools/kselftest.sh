@@ -21,7 +21,7 @@
 set -euo pipefail
 . "$(dirname "$0")/vm/common.sh"
 
-run_tests= k=stock
+run_tests='' k=stock
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--run-tests) run_tests=1 ;;
@@ -55,15 +55,8 @@ cp "$KGO_TOP/libkgo/libkgo.h" "$KGO_TOP/libkgo/ring.c" "$dst/libkgo/"
 mkdir -p "$KGO_OUT/logs"
 log=$KGO_OUT/logs/kselftest-build-$k.log
 rm -rf "$install"
-if ! make -C "$tree/tools/testing/selftests" TARGETS=kgo KGO_STATIC=1 install \
-	INSTALL_PATH="$install" >"$log" 2>&1; then
-	cat "$log" >&2
-	die "kselftest build failed"
-fi
-if grep -qi 'warning' "$log"; then
-	grep -i 'warning' "$log" >&2
-	die "the kselftest build has warnings (full log: $log)"
-fi
+logged_build "the kselftest build" "$log" make -C "$tree/tools/testing/selftests" \
+	TARGETS=kgo KGO_STATIC=1 install INSTALL_PATH="$install"
 
 # What run_kselftest.sh will run: every program, in the Makefile's order.
 want=$(make -s -C "$KGO_TOP/selftests/kgo" list | tr ' ' '\n' | sed 's/^/kgo:/')

@@ -10,16 +10,26 @@
 # progress is shown here as it comes, then tools/bench/report prints the
 # table. TCG makes every figure slow: the ratios are the result.
 #
-# Environment: KGO_BENCH_RUNS (runs of each benchmark, the median is
-# shown; default 5, or 1 with KGO_BENCH_SMOKE=1, which makes every run
-# tiny: for make check), KGO_VM_TIMEOUT (default 3600 s, smoke 600 s),
-# KGO_BENCH_BASELINE (a results.json or runs.jsonl to compare kgo's
-# figures with; default: the previous run's, of the same kind),
-# KGO_BENCH_ICOUNT=1 (QEMU's -icount, one vCPU: see below; results in
-# out/bench-icount/, logs out/logs/bench-icount.*), KGO_BENCH_KERNEL
-# (stock, Debian's 6.1, the default; stock-6.12: results in
-# out/bench-6.12/, or out/bench-6.12-icount/; stock-7, Debian unstable's
-# 7.x: out/bench-7/).
+#   bench.sh [--runs N] [--smoke] [--icount] [--kernel K] [--only GLOB]
+#            [--baseline FILE] [--timeout S]
+#   bench.sh --help
+#
+# --runs N: runs of each benchmark, the median is shown (default 5, or 1
+# with --smoke, which makes every run tiny: for make check). --icount:
+# QEMU's -icount, one vCPU (see below); results in out/bench-icount/,
+# logs out/logs/bench-icount.*. --kernel K: stock, Debian's 6.1, the
+# default; stock-6.12: results in out/bench-6.12/, or
+# out/bench-6.12-icount/; stock-7, Debian unstable's 7.x: out/bench-7/.
+# --only GLOB: only the benchmark steps GLOB names (KGO_BENCH_ONLY=GLOB
+# in the guest: tools/vm/jobs/bench.sh). --baseline FILE: a
+# results.json or runs.jsonl to compare kgo's figures with; default: the
+# previous run's, of the same kind. --timeout S: the VM's limit (default
+# 3600 s, smoke 600 s).
+#
+# Environment, the flags' defaults: KGO_BENCH_RUNS, KGO_BENCH_SMOKE=1,
+# KGO_BENCH_ICOUNT=1, KGO_BENCH_KERNEL, KGO_BENCH_ONLY (or, as before,
+# KGO_BENCH_ONLY=GLOB on KGO_VM_APPEND), KGO_BENCH_BASELINE,
+# KGO_VM_TIMEOUT.
 #
 # Writes: out/bench/runs.jsonl (every run's line), host.json (the
 # host's side of the configuration: Go, liburing, QEMU), results.json
@@ -36,13 +46,34 @@
 set -euo pipefail
 . "$(dirname "$0")/../vm/common.sh"
 
+flags_parse "usage: bench.sh [OPTION...]
+
+make bench: kgo against its peers in one VM of Debian's stock kernel; a
+table, and out/bench*/results.json. The comment at the top of
+tools/bench/bench.sh says more." "
+--runs      KGO_BENCH_RUNS      N     runs of each benchmark, the median is shown (KGO_BENCH_RUNS; default 5, smoke 1)
+--smoke     KGO_BENCH_SMOKE     -     every benchmark at tiny sizes, results in out/bench-smoke (KGO_BENCH_SMOKE=1)
+--icount    KGO_BENCH_ICOUNT    -     QEMU's -icount, one vCPU: instructions, not times (KGO_BENCH_ICOUNT=1)
+--kernel    KGO_BENCH_KERNEL    K     stock (the default), stock-6.12 or stock-7 (KGO_BENCH_KERNEL)
+--only      KGO_BENCH_ONLY      GLOB  only the benchmark steps GLOB names (KGO_BENCH_ONLY in the guest)
+--baseline  KGO_BENCH_BASELINE  FILE  a results.json or runs.jsonl to compare with (KGO_BENCH_BASELINE)
+--timeout   KGO_VM_TIMEOUT      S     the VM's limit in seconds (KGO_VM_TIMEOUT; default 3600, smoke 600)
+" "$@"
+[ ${#KGO_ARGS[@]} = 0 ] || die "bench.sh: unexpected argument ${KGO_ARGS[0]} (bench.sh --help)"
+[ -z "${KGO_BENCH_ONLY:-}" ] || guest_word --only "$KGO_BENCH_ONLY"
+# Some steps alone, by --only or, as before it, KGO_BENCH_ONLY=GLOB on
+# KGO_VM_APPEND: a smoke run then expects no full set of rows.
+partial=${KGO_BENCH_ONLY:+1}
+[[ " ${KGO_VM_APPEND:-} " != *" KGO_BENCH_ONLY="* ]] || partial=1
+
 smoke=${KGO_BENCH_SMOKE:-0}
 case "$smoke" in
 0) runs=${KGO_BENCH_RUNS:-5} timeout=${KGO_VM_TIMEOUT:-3600} ;;
 1) runs=${KGO_BENCH_RUNS:-1} timeout=${KGO_VM_TIMEOUT:-600} ;;
-*) die "KGO_BENCH_SMOKE is 0 or 1, not '$smoke'" ;;
+*) die "bench.sh: KGO_BENCH_SMOKE is 0 or 1, not '$smoke'" ;;
 esac
-[[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_BENCH_RUNS is a count of runs, not '$runs'"
+[[ "$runs" =~ ^[1-9][0-9]{0,2}$ ]] || die "bench.sh: --runs (KGO_BENCH_RUNS) is a count of runs, not '$runs'"
+[[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "bench.sh: --timeout (KGO_VM_TIMEOUT) is in seconds, not '$timeout'"
 
 # Under -icount the guest's clock counts the instructions run, 1 ns each
 # (shift=0), and skips idle time (sleep=off): figures that neither the
@@ -50,25 +81,25 @@ esac
 # QEMU 7.2 hangs the guest's SMP bring-up under -icount (README), so
 # this VM has one vCPU: what needs two (tree_allp's parallelism, steals,
 # cross-CPU wake-ups) is not measured there. -icount needs one TCG thread.
-# KGO_BENCH_KERNEL: the Debian kernel the figures are taken on, stock
-# (6.1, the default) or stock-6.12; its results go to out/bench-6.12.
+# --kernel: the Debian kernel the figures are taken on, stock (6.1, the
+# default), stock-6.12 or stock-7; its results go to out/bench-6.12 or
+# out/bench-7.
 kernel=${KGO_BENCH_KERNEL:-stock}
 case "$kernel" in
 stock) name=bench ;;
 stock-6.12) name=bench-6.12 ;;
 stock-7) name=bench-7 ;;
-*) die "KGO_BENCH_KERNEL is stock, stock-6.12 or stock-7, not '$kernel'" ;;
+*) die "bench.sh: --kernel (KGO_BENCH_KERNEL) is stock, stock-6.12 or stock-7, not '$kernel'" ;;
 esac
-export KGO_BENCH_KERNEL=$kernel
 icount=${KGO_BENCH_ICOUNT:-0}
 case "$icount" in
 0) ;;
 1)
 	name=$name-icount
-	export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1
+	KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off}
 	export KGO_VM_TCG_THREAD=single
 	;;
-*) die "KGO_BENCH_ICOUNT is 0 or 1, not '$icount'" ;;
+*) die "bench.sh: KGO_BENCH_ICOUNT is 0 or 1, not '$icount'" ;;
 esac
 [ "$smoke" = 1 ] && name=$name-smoke
 
@@ -79,13 +110,11 @@ mkdir -p "$out" "$KGO_OUT/logs"
 rm -rf "$vm"
 mkdir -p "$vm/bench"
 
-"$KGO_TOP/tools/build-all.sh" "$kernel"
-
-# kgo_bench.ko (bench/kmod), kgo's side of the in-kernel benchmarks.
-"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
-# The net group's servers and load generator (bench/net); kgo's echo
-# server is samples/echo, which run.sh copies with the other samples.
-"$KGO_TOP/tools/bench/build-net.sh" "$vm"
+# kgo, with kgo_bench.ko (bench/kmod), kgo's side of the in-kernel
+# benchmarks, and the net group's servers and load generator
+# (bench/net); kgo's echo server is samples/echo, which run.sh copies
+# with the other samples.
+"$KGO_TOP/tools/build-all.sh" --bench "$vm" --net "$kernel"
 
 # The peers, and kgo's NOP programs beside io_uring's, with the Debian
 # unstable root's Go, liburing and compiler (peer_run, common.sh).
@@ -135,7 +164,8 @@ PY
 # which fills memory, gives a larger figure for it.
 export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 
-# The job's settings travel on the kernel command line (see the job).
+# The job's settings travel on the kernel command line (see the job),
+# after KGO_VM_APPEND: they are what the report counts with.
 # run.sh's own lines come after the progress, which lags behind them.
 #
 # tsc=reliable: the clock of a real machine. TCG's TSCs look
@@ -147,11 +177,12 @@ export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 # KGO_VM_APPEND=clocksource=hpet, which comes after it, undoes it.
 console=$KGO_OUT/logs/$name.console.log
 rm -f "$console"
+vm_flags=(--kernel "$kernel" --job bench --name "$name" --timeout "$timeout"
+	--append "KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke${KGO_BENCH_ONLY:+ KGO_BENCH_ONLY=$KGO_BENCH_ONLY}")
+[ "$icount" = 1 ] && vm_flags+=(--icount "$KGO_VM_ICOUNT" --smp 1)
 note "bench: booting the $kernel kernel (console: $console)"
-KGO_VM_EXTRA=$vm KGO_VM_TIMEOUT=$timeout \
-	KGO_VM_APPEND="tsc=reliable KGO_BENCH_RUNS=$runs KGO_BENCH_SMOKE=$smoke ${KGO_VM_APPEND:-}" \
-	"$KGO_TOP/tools/vm/run.sh" --kernel "$kernel" --job bench --name "$name" \
-	2>"$out/run.log" &
+KGO_VM_EXTRA=$vm KGO_VM_APPEND="tsc=reliable ${KGO_VM_APPEND:-}" \
+	"$KGO_TOP/tools/vm/run.sh" "${vm_flags[@]}" 2>"$out/run.log" &
 vmpid=$!
 # The job's progress lines from the console, until run.sh is done.
 tail -F -n +1 --pid=$vmpid "$console" 2>/dev/null |
@@ -168,7 +199,7 @@ echo
 report_args=(-o "$out" --config "$out/host.json")
 if [ "$smoke" = 1 ]; then
 	report_args+=(--smoke --strict)
-	[ -n "${KGO_BENCH_ONLY:-}" ] || report_args+=(--expect "$KGO_TOP/tools/bench/rows")
+	[ -n "$partial" ] || report_args+=(--expect "$KGO_TOP/tools/bench/rows")
 fi
 [ "$icount" = 1 ] && report_args+=(--icount)
 [ -n "${KGO_BENCH_BASELINE:-}" ] && report_args+=(--baseline "$KGO_BENCH_BASELINE")

@@ -16,30 +16,52 @@
 # The guest keeps time with its TSC (tsc=reliable), as make bench's does
 # (tools/bench/bench.sh says why).
 #
-# Environment: KGO_PROFILE (the workload, kgo_bench.ko's only= name:
-# spawn, yield_pingpong, chan_pingpong, wake_latency, tree_allp...;
-# default yield_pingpong; or net_<impl>_c<N>: make bench's net group,
-# server <impl> (kgo, epoll, go, kthread) under N connections; or
-# nop_<impl>_b<N> / nop_<impl>_pipe: make bench's NOP rows, <impl> one
-# of ring (kgo's rings), ioctl (its older path) or uring (io_uring),
-# batches of N or 4096 in flight),
-# KGO_PROFILE_SCALE (kgo_bench.ko's scale=, default 5: a few seconds of
-# the workload; for net, netload's seconds), KGO_PROFILE_IMPL
-# (kgo_bench.ko's impl=: one implementation, kgo or a peer; default all,
-# and kgo with KGO_PROFILE_INSN=1),
-# KGO_PROFILE_FREQ (samples a second per CPU, default 1000),
-# KGO_PROFILE_TOP (functions listed, default 25), KGO_VM_TCG_THREAD
-# (default multi, as make bench's figures), KGO_VM_TIMEOUT (600 s),
-# KGO_PROFILE_ICOUNT=1 (as KGO_BENCH_ICOUNT=1 make bench: one vCPU under
-# -icount, so that samples fall every N instructions; idle time is
-# skipped). KGO_PROFILE_INSN=1: instead of perf, count instructions
-# exactly (below).
+#   profile.sh [--workload NAME] [--scale N] [--impl IMPL] [--freq HZ]
+#              [--top N] [--icount] [--insn] [--timeout S]
+#   profile.sh --help
+#
+# --workload NAME: kgo_bench.ko's only= name: spawn, yield_pingpong,
+# chan_pingpong, wake_latency, tree_allp...; default yield_pingpong; or
+# net_<impl>_c<N>: make bench's net group, server <impl> (kgo, epoll,
+# go, kthread) under N connections; or nop_<impl>_b<N> /
+# nop_<impl>_pipe: make bench's NOP rows, <impl> one of ring (kgo's
+# rings), ioctl (its older path) or uring (io_uring), batches of N or
+# 4096 in flight. --scale N: kgo_bench.ko's scale=, default 5: a few
+# seconds of the workload; for net, netload's seconds. --impl IMPL:
+# kgo_bench.ko's impl=, one implementation, kgo or a peer; default all,
+# and kgo with --insn. --freq HZ: samples a second per CPU, default
+# 1000. --top N: functions listed, default 25. --icount: as make bench's
+# --icount, one vCPU under -icount, so that samples fall every N
+# instructions; idle time is skipped. --insn: instead of perf, count
+# instructions exactly (below). --timeout S: the VM's limit.
+#
+# Environment, the flags' defaults: KGO_PROFILE (the workload),
+# KGO_PROFILE_SCALE, KGO_PROFILE_IMPL, KGO_PROFILE_FREQ,
+# KGO_PROFILE_TOP, KGO_PROFILE_ICOUNT=1, KGO_PROFILE_INSN=1,
+# KGO_VM_TIMEOUT; and KGO_VM_TCG_THREAD (default multi, as make bench's
+# figures).
 #
 # Writes out/profile/NAME.txt (the report, also printed) and keeps
 # out/profile/NAME/{perf.data,kallsyms} for `perf report --kallsyms` or
 # another look; the VM's logs are out/logs/profile.{console,results}.log.
 set -euo pipefail
 . "$(dirname "$0")/../vm/common.sh"
+
+flags_parse "usage: profile.sh [OPTION...]
+
+make profile: perf in the stock kernel's VM while kgo_bench.ko runs one
+workload; the top functions in out/profile/NAME.txt. The comment at the
+top of tools/bench/profile.sh says more." "
+--workload  KGO_PROFILE         NAME  kgo_bench.ko's only= name, net_<impl>_c<N> or nop_<impl>_<b<N>|pipe> (KGO_PROFILE; default yield_pingpong)
+--scale     KGO_PROFILE_SCALE   N     kgo_bench.ko's scale= (KGO_PROFILE_SCALE; default 5)
+--impl      KGO_PROFILE_IMPL    IMPL  one implementation, kgo or a peer (KGO_PROFILE_IMPL; default all, kgo with --insn)
+--freq      KGO_PROFILE_FREQ    HZ    samples a second per CPU (KGO_PROFILE_FREQ; default 1000)
+--top       KGO_PROFILE_TOP     N     functions listed (KGO_PROFILE_TOP; default 25)
+--icount    KGO_PROFILE_ICOUNT  -     one vCPU under QEMU's -icount (KGO_PROFILE_ICOUNT=1)
+--insn      KGO_PROFILE_INSN    -     count instructions exactly, with a QEMU plugin, instead of perf (KGO_PROFILE_INSN=1)
+--timeout   KGO_VM_TIMEOUT      S     the VM's limit in seconds (KGO_VM_TIMEOUT)
+" "$@"
+[ ${#KGO_ARGS[@]} = 0 ] || die "profile.sh: unexpected argument ${KGO_ARGS[0]} (profile.sh --help)"
 
 name=${KGO_PROFILE:-yield_pingpong}
 scale=${KGO_PROFILE_SCALE:-5}
@@ -49,10 +71,32 @@ top=${KGO_PROFILE_TOP:-25}
 known=$(sed -n 's/^\t{ "\([a-z0-9_]*\)",.*/\1/p' "$KGO_TOP/bench/kmod/main.c" | paste -sd ' ')
 [[ " $known " == *" $name "* ]] || [[ "$name" =~ ^net_(kgo|epoll|go|kthread)_c[1-9][0-9]{0,4}$ ]] ||
 	[[ "$name" =~ ^nop_(ring|ioctl|uring)_(b[1-9][0-9]{0,3}|pipe)$ ]] ||
-	die "KGO_PROFILE is one of kgo_bench.ko's workloads ($known), net_<kgo|epoll|go|kthread>_c<N> or nop_<ring|ioctl|uring>_<b<N>|pipe>, not '$name'"
-[[ "$scale" =~ ^[1-9][0-9]{0,2}$ ]] || die "KGO_PROFILE_SCALE is 1 to 999, not '$scale'"
-[[ "$freq" =~ ^[1-9][0-9]{0,4}$ ]] || die "KGO_PROFILE_FREQ is in Hz, not '$freq'"
-[[ "$top" =~ ^[1-9][0-9]{0,3}$ ]] || die "KGO_PROFILE_TOP is a count, not '$top'"
+	die "profile.sh: --workload (KGO_PROFILE) is one of kgo_bench.ko's workloads ($known), net_<kgo|epoll|go|kthread>_c<N> or nop_<ring|ioctl|uring>_<b<N>|pipe>, not '$name'"
+[[ "$scale" =~ ^[1-9][0-9]{0,2}$ ]] || die "profile.sh: --scale (KGO_PROFILE_SCALE) is 1 to 999, not '$scale'"
+[[ "$freq" =~ ^[1-9][0-9]{0,4}$ ]] || die "profile.sh: --freq (KGO_PROFILE_FREQ) is in Hz, not '$freq'"
+[[ "$top" =~ ^[1-9][0-9]{0,3}$ ]] || die "profile.sh: --top (KGO_PROFILE_TOP) is a count, not '$top'"
+[[ "${KGO_VM_TIMEOUT:-1}" =~ ^[1-9][0-9]*$ ]] || die "profile.sh: --timeout (KGO_VM_TIMEOUT) is in seconds, not '$KGO_VM_TIMEOUT'"
+insn=${KGO_PROFILE_INSN:-0}
+[[ "$insn" =~ ^[01]$ ]] || die "profile.sh: KGO_PROFILE_INSN is 0 or 1, not '$insn'"
+if [ "$insn" = 1 ]; then
+	KGO_PROFILE_ICOUNT=1
+	KGO_PROFILE_IMPL=${KGO_PROFILE_IMPL:-kgo}
+fi
+impl=${KGO_PROFILE_IMPL:-}
+[[ "$impl" =~ ^[a-z_]*$ ]] || die "profile.sh: --impl (KGO_PROFILE_IMPL) is an implementation's name, not '$impl'"
+# Like make bench's full runs: both vCPUs at once (see bench.sh); or
+# like its --icount.
+vm_flags=(--kernel stock --job profile --name profile)
+[ -z "${KGO_VM_TIMEOUT:-}" ] || vm_flags+=(--timeout "$KGO_VM_TIMEOUT")
+case "${KGO_PROFILE_ICOUNT:-0}" in
+0) export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi} ;;
+1)
+	KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off}
+	export KGO_VM_TCG_THREAD=single
+	vm_flags+=(--icount "$KGO_VM_ICOUNT" --smp 1)
+	;;
+*) die "profile.sh: KGO_PROFILE_ICOUNT is 0 or 1, not '$KGO_PROFILE_ICOUNT'" ;;
+esac
 perf=/usr/bin/perf
 [ -x "$perf" ] || die "no $perf: apt-get install linux-perf"
 
@@ -64,15 +108,16 @@ mkdir -p "$out"
 rm -rf "$vm" "$data"
 mkdir -p "$vm/perf/lib" "$data"
 
-"$KGO_TOP/tools/build-all.sh" stock
-"$KGO_TOP/tools/bench/build-kmod.sh" "$vm"
-[ -f "$vm/kgo_bench.ko" ] || die "make profile needs bench/kmod"
-# The net group's servers and netload (kgo_echo.ko comes with the
-# samples), and make bench's memory, which 10,000 kthreads need.
+# kgo and kgo_bench.ko; for net_*, the net group's servers and netload
+# (kgo_echo.ko comes with the samples), and make bench's memory, which
+# 10,000 kthreads need.
+build=(--bench "$vm")
 if [[ "$name" == net_* ]]; then
-	"$KGO_TOP/tools/bench/build-net.sh" "$vm"
+	build+=(--net)
 	export KGO_VM_MEM=${KGO_VM_MEM:-2G}
 fi
+"$KGO_TOP/tools/build-all.sh" "${build[@]}" stock
+[ -f "$vm/kgo_bench.ko" ] || die "make profile needs bench/kmod"
 # The NOP rows' programs (bench/uring), as make bench's.
 if [[ "$name" == nop_* ]]; then
 	make -s -C "$KGO_TOP/bench/uring"
@@ -90,8 +135,17 @@ ldd "$perf" | grep -o '/[^ ]*' | sort -u | while read -r lib; do
 done
 [ -f "$vm/perf/lib/ld-linux-x86-64.so.2" ] || die "ldd $perf named no ld-linux-x86-64.so.2"
 
-# Like make bench's full runs: both vCPUs at once (see bench.sh); or
-# like KGO_BENCH_ICOUNT=1.
+# profile_vm SCALE SETTING...: a boot of the profile job, the workload
+# at SCALE, with the job's settings after KGO_VM_APPEND; tsc=reliable
+# before it, as make bench's (tools/bench/bench.sh says why).
+profile_vm() {
+	local s=$1
+	shift
+	KGO_VM_EXTRA=$vm KGO_VM_APPEND="tsc=reliable ${KGO_VM_APPEND:-}" \
+		"$KGO_TOP/tools/vm/run.sh" "${vm_flags[@]}" \
+		--append "KGO_PROFILE=$name KGO_PROFILE_SCALE=$s${impl:+ KGO_PROFILE_IMPL=$impl} $*"
+}
+
 # fetch FILE...: the job's output sections FILE into $data.
 fetch() {
 	local f
@@ -117,9 +171,8 @@ insn_profile() {
 	for s in "$scale" $((2 * scale)); do
 		tag=s$s
 		note "profile: $name, instructions counted (scale=$s, icount $KGO_VM_ICOUNT)"
-		KGO_VM_EXTRA=$vm KGO_VM_QEMU="-plugin $plugin,out=$data/insn.$tag ${KGO_VM_QEMU:-}" \
-			KGO_VM_APPEND="tsc=reliable KGO_PROFILE=$name KGO_PROFILE_SCALE=$s KGO_PROFILE_INSN=1 KGO_PROFILE_IMPL=$impl ${KGO_VM_APPEND:-}" \
-			"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
+		KGO_VM_QEMU="-plugin $plugin,out=$data/insn.$tag ${KGO_VM_QEMU:-}" \
+			profile_vm "$s" KGO_PROFILE_INSN=1 || rc=$?
 		[ "$rc" = 0 ] || die "profile: the VM failed (see $KGO_OUT/logs/profile.console.log)"
 		[ -s "$data/insn.$tag" ] || die "profile: QEMU wrote no counts"
 		fetch kallsyms
@@ -136,28 +189,13 @@ insn_profile() {
 	note "profile: wrote $out/$name.insn.txt; counts and symbols in $data/"
 }
 
-insn=${KGO_PROFILE_INSN:-0}
-[[ "$insn" =~ ^[01]$ ]] || die "KGO_PROFILE_INSN is 0 or 1, not '$insn'"
-if [ "$insn" = 1 ]; then
-	KGO_PROFILE_ICOUNT=1
-	KGO_PROFILE_IMPL=${KGO_PROFILE_IMPL:-kgo}
-fi
-impl=${KGO_PROFILE_IMPL:-}
-[[ "$impl" =~ ^[a-z_]*$ ]] || die "KGO_PROFILE_IMPL is an implementation's name, not '$impl'"
-case "${KGO_PROFILE_ICOUNT:-0}" in
-0) export KGO_VM_TCG_THREAD=${KGO_VM_TCG_THREAD:-multi} ;;
-1) export KGO_VM_ICOUNT=${KGO_VM_ICOUNT:-shift=0,sleep=off} KGO_VM_SMP=1 KGO_VM_TCG_THREAD=single ;;
-*) die "KGO_PROFILE_ICOUNT is 0 or 1, not '$KGO_PROFILE_ICOUNT'" ;;
-esac
 if [ "$insn" = 1 ]; then
 	insn_profile
 	exit
 fi
 note "profile: $name (scale=$scale, $freq Hz, TCG thread=$KGO_VM_TCG_THREAD${KGO_VM_ICOUNT:+, icount $KGO_VM_ICOUNT})"
 rc=0
-KGO_VM_EXTRA=$vm \
-	KGO_VM_APPEND="tsc=reliable KGO_PROFILE=$name KGO_PROFILE_SCALE=$scale KGO_PROFILE_FREQ=$freq ${impl:+KGO_PROFILE_IMPL=$impl} ${KGO_VM_APPEND:-}" \
-	"$KGO_TOP/tools/vm/run.sh" --kernel stock --job profile --name profile || rc=$?
+profile_vm "$scale" "KGO_PROFILE_FREQ=$freq" || rc=$?
 
 # The job's files, from the result port's output sections.
 fetch perf.data kallsyms

@@ -1,4 +1,5 @@
-# Sourced by the tools/vm scripts: where things live.
+# shellcheck shell=bash
+# Sourced by the tools scripts: where things live, and what they share.
 #
 # Expensive builds (the kernel source tree, the debug kernel) are cached
 # outside the repository so that later runs and CI on the same machine
@@ -160,4 +161,81 @@ kbuild_needs_root() {
 	local cc
 	cc=$(sed -n 's/^CC = .*[) ]\(gcc-[0-9][0-9]*\)$/\1/p' "$1/.kernelvariables" 2>/dev/null)
 	[ -n "$cc" ] && ! command -v "$cc" >/dev/null
+}
+
+# Command-line flags, parsed one way for every script that takes them
+# (tools/vm/run.sh, tools/bench/bench.sh and profile.sh, build-all.sh).
+#
+# flags_parse USAGE SPEC ARG...: SPEC has a line per flag,
+#   --flag  VAR  VALUE  help    VAR=the value (--flag VALUE or --flag=VALUE)
+#   --flag  VAR  -      help    a switch: VAR=1
+# A flag sets VAR over what VAR held before, which is how a script's
+# environment variables stay its defaults. Most VARs are those
+# variables themselves, so that a flag and its variable cannot disagree.
+# --help (-h) prints USAGE and the flags and exits 0, before the script
+# has built or booted anything; an unknown flag, or one without its
+# value, ends the script. The words that are not flags, and all after
+# "--", are left in the array KGO_ARGS. (A VAR must not be one of the
+# function's own locals: usage spec arg opt val var meta.)
+flags_parse() {
+	local usage=$1 spec=$2 arg opt val var meta
+	shift 2
+	KGO_ARGS=()
+	while [ $# -gt 0 ]; do
+		arg=$1
+		shift
+		case $arg in
+		-h|--help) flags_usage "$usage" "$spec"; exit 0 ;;
+		--) KGO_ARGS+=("$@"); return 0 ;;
+		--*=*) opt=${arg%%=*} val=${arg#*=} ;;
+		-*) opt=$arg val= ;;
+		*) KGO_ARGS+=("$arg"); continue ;;
+		esac
+		read -r var meta < <(awk -v f="$opt" '$1 == f { print $2, $3; exit }' <<<"$spec") || true
+		[ -n "${var:-}" ] || die "${0##*/}: unknown option $opt (${0##*/} --help lists them)"
+		if [ "$meta" = - ]; then
+			[ "$arg" = "$opt" ] || die "${0##*/}: $opt takes no value"
+			val=1
+		elif [ "$arg" = "$opt" ]; then
+			[ $# -gt 0 ] || die "${0##*/}: $opt needs a value ($meta)"
+			val=$1
+			shift
+		fi
+		printf -v "$var" %s "$val"
+		var=
+	done
+}
+
+# flags_usage USAGE SPEC: USAGE, then a line a flag.
+flags_usage() {
+	printf '%s\n\nOptions:\n' "$1"
+	awk '$1 ~ /^--/ {
+		f = $1 ($3 == "-" ? "" : " " $3)
+		$1 = $2 = $3 = ""
+		sub(/^ */, "")
+		printf "  %-18s %s\n", f, $0
+	}' <<<"$2"
+	printf '  %-18s %s\n' "-h, --help" "this text"
+}
+
+# guest_word FLAG VALUE: VALUE goes on the guest's kernel command line
+# as one VAR=VALUE word, which a space would split and a quote mangle.
+guest_word() {
+	[[ "$2" =~ ^[^[:space:]\"]+$ ]] || die "${0##*/}: $1 takes one word without spaces or quotes, not '$2'"
+}
+
+# logged_build WHAT LOG CMD...: runs CMD (a build) with its output in
+# LOG. A failure shows the log and ends the script, and so does any
+# compiler, objtool or modpost warning: kgo's builds have none.
+logged_build() {
+	local what=$1 log=$2
+	shift 2
+	if ! "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		die "$what failed"
+	fi
+	if grep -qi 'warning' "$log"; then
+		grep -i 'warning' "$log" >&2
+		die "$what has warnings (full log: $log)"
+	fi
 }

@@ -5,42 +5,65 @@
 # busybox, the kgo modules built for that kernel, the static test
 # binaries and a job, and judges the run from the result port.
 #
-#   run.sh --kernel debug|kcsan|stock|stock-6.12|stock-7|rt|rt-6.12|rt-7 --job JOB
-#          [--name NAME] [--smp N]
+#   run.sh --kernel K --job JOB [--name NAME] [--smp N] [--only GLOB]
+#          [--kunit-only] [--icount OPTS] [--timeout S] [--append STR]
+#   run.sh --help
 #
-# Needs: out/build/<kernel>/ (tools/build-module.sh) and out/bin/.
+# K: debug, kcsan, stock, stock-6.12, stock-7, rt, rt-6.12 or rt-7.
+# The job's settings go on the guest's kernel command line, where /init
+# finds them in its environment: --only GLOB is KGO_ONLY=GLOB (the
+# check job's selftests that GLOB names), --kunit-only KGO_KUNIT_ONLY=1,
+# --append STR any other VAR=VALUE words (a job's own, e.g. KGO_LOOPS=5).
+# They come after KGO_VM_APPEND, and the last of two settings of one
+# variable is the one the guest sees: a flag wins over the environment.
+#
+# Needs: out/build/<kernel>/ and out/bin/ (tools/build-all.sh K).
 # Writes: out/logs/NAME.console.log, NAME.results.log, NAME.counts
 # ("passed failed skipped"), NAME.boot1.console.log if a first boot
 # died before /init, and NAME.hang.log if the run reached its time limit
 # (see below). Exits 0 only if the run passed.
 #
-# Environment: KGO_VM_TIMEOUT (seconds; default 3600 debug, 1200 stock:
-# a bound on a guest that is slow but alive), KGO_VM_STALL (seconds of a
-# silent console that end a run as hung; default 300),
-# KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM, KGO_VM_EXTRA (a
-# directory whose files go to the VM's /kgo too: make bench's),
-# KGO_VM_QEMU (extra QEMU arguments, for a person debugging a hang: say
-# "-monitor unix:/tmp/mon,server,nowait" for a monitor of one's own;
-# run.sh's own reads the registers just before the limit, see below),
-# KGO_VM_ICOUNT (QEMU's -icount option, e.g. "shift=0,sleep=off": the
-# guest's clock counts instructions instead of following the host's;
-# single-threaded TCG only; see the README on make bench), KGO_VM_SMP
-# (vCPUs, default 2; --smp N says the same).
+# Environment: KGO_VM_TIMEOUT (seconds, --timeout says the same; default
+# 3600 debug, 1200 stock: a bound on a guest that is slow but alive),
+# KGO_VM_STALL (seconds of a silent console that end a run as hung;
+# default 300), KGO_VM_APPEND (extra kernel command line), KGO_VM_MEM,
+# KGO_VM_EXTRA (a directory whose files go to the VM's /kgo too: make
+# bench's), KGO_VM_QEMU (extra QEMU arguments, for a person debugging a
+# hang: say "-monitor unix:/tmp/mon,server,nowait" for a monitor of
+# one's own; run.sh's own reads the registers just before the limit,
+# see below), KGO_VM_ICOUNT (QEMU's -icount option, --icount says the
+# same, e.g. "shift=0,sleep=off": the guest's clock counts instructions
+# instead of following the host's; single-threaded TCG only; see the
+# README on make bench), KGO_VM_SMP (vCPUs, default 2; --smp N says the
+# same).
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
-kernel= job= name=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--kernel) kernel=$2; shift 2 ;;
-	--job) job=$2; shift 2 ;;
-	--name) name=$2; shift 2 ;;
-	--smp) KGO_VM_SMP=$2; shift 2 ;;
-	*) die "run.sh: unknown argument $1" ;;
-	esac
-done
-[ -n "$kernel" ] && [ -n "$job" ] ||
-	die "usage: run.sh --kernel debug|kcsan|stock|stock-6.12|stock-7|rt|rt-6.12|rt-7 --job JOB [--name NAME] [--smp N]"
+kernel='' job='' name='' only='' kunit_only='' extra=''
+flags_parse "usage: run.sh --kernel K --job JOB [OPTION...]
+
+Boots kernel K under QEMU with kgo and runs tools/vm/jobs/JOB.sh in it;
+the logs are out/logs/NAME.*. The comment at the top of tools/vm/run.sh
+says more, and which environment variables it reads." "
+--kernel     kernel          K     debug, kcsan, ${KGO_STOCK_KERNELS// /, }, ${KGO_RT_KERNELS// /, }
+--job        job             JOB   tools/vm/jobs/JOB.sh: check, demo, kselftest, unload...
+--name       name            NAME  the logs' name (default JOB-K)
+--smp        KGO_VM_SMP      N     vCPUs (KGO_VM_SMP; default 2)
+--only       only            GLOB  the check job: only the selftests GLOB names (KGO_ONLY=GLOB in the guest)
+--kunit-only kunit_only      -     the check job: the KUnit suites alone (KGO_KUNIT_ONLY=1 in the guest)
+--icount     KGO_VM_ICOUNT   OPTS  QEMU's -icount OPTS, e.g. shift=0,sleep=off (KGO_VM_ICOUNT)
+--timeout    KGO_VM_TIMEOUT  S     the run's limit in seconds (KGO_VM_TIMEOUT; default 3600 debug, 1200 stock)
+--append     extra           STR   more kernel command line, after KGO_VM_APPEND: a job's VAR=VALUE words
+" "$@"
+[ ${#KGO_ARGS[@]} = 0 ] || die "run.sh: unexpected argument ${KGO_ARGS[0]} (run.sh --help)"
+if [ -z "$kernel" ] || [ -z "$job" ]; then
+	die "run.sh: --kernel and --job are needed (run.sh --help)"
+fi
+[[ "${KGO_VM_SMP:-2}" =~ ^[1-9][0-9]?$ ]] || die "run.sh: --smp is a number of vCPUs, not '$KGO_VM_SMP'"
+[[ "${KGO_VM_TIMEOUT:-1}" =~ ^[1-9][0-9]*$ ]] || die "run.sh: --timeout is in seconds, not '$KGO_VM_TIMEOUT'"
+[ -z "$only" ] || guest_word --only "$only"
+# The job's settings, on the command line after KGO_VM_APPEND.
+settings="${only:+KGO_ONLY=$only}${kunit_only:+ KGO_KUNIT_ONLY=1}${extra:+ $extra}"
 jobfile=$KGO_TOP/tools/vm/jobs/$job.sh
 [ -f "$jobfile" ] || die "no job $jobfile"
 name=${name:-$job-$kernel}
@@ -75,6 +98,7 @@ if [ -n "${kver:-}" ]; then
 		die "$mods/kmod/kgo.ko is built for ${vermagic%% *}, not $kver: tools/build-all.sh $kernel"
 fi
 bins=$KGO_OUT/bin
+[ -f "$bins/selftests.list" ] || die "no $bins/selftests.list: build with tools/build-all.sh $kernel"
 logs=$KGO_OUT/logs
 mkdir -p "$logs"
 console=$logs/$name.console.log
@@ -98,7 +122,7 @@ cp "$mods"/kmod/misuse/*.ko "$root/kgo/"	# kgo_misuse, kgo_unload_hold
 for ko in "$mods"/samples/*/*.ko; do
 	[ -f "$ko" ] && cp "$ko" "$root/kgo/"
 done
-# samples/hello, built against the installed kit (tools/build-module.sh).
+# samples/hello, built against the installed kit (tools/build-all.sh).
 [ -f "$mods/kit/hello/kgo_hello.ko" ] && cp "$mods/kit/hello/kgo_hello.ko" "$root/kgo/"
 # The Debian kernel's own modules that samples need (built in on the
 # debug kernels), uncompressed, in /kgo/deps; deps/order lists them in
@@ -118,7 +142,9 @@ if [ -n "${kver:-}" ]; then
 		echo "${m#*/}.ko" >>"$root/kgo/deps/order"
 	done
 fi
+# The selftests, and the order to run them in (tools/vm/jobs/check.sh).
 cp "$bins"/selftests/* "$root/kgo/selftests/"
+cp "$bins/selftests.list" "$root/kgo/"
 cp "$bins/kgoctl" "$root/bin/"
 [ -n "${KGO_VM_EXTRA:-}" ] && cp -r "$KGO_VM_EXTRA"/. "$root/kgo/"
 chmod +x "$root/init"
@@ -201,7 +227,7 @@ else
 	done
 fi
 
-note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread${icount[1]:+, icount $KGO_VM_ICOUNT}; console: $console)"
+note "$name: booting the $kernel kernel (timeout ${timeout}s, TCG thread=$tcg_thread${icount[1]:+, icount $KGO_VM_ICOUNT}${settings:+, $settings}; console: $console)"
 start=$SECONDS
 
 # The watchdog. /init writes a heartbeat to the kernel log every 30 s
@@ -284,14 +310,15 @@ boot() {
 	set +e
 	rm -f "$mon" "$ended"
 	# The hard limit, a minute past the watchdog's, for a watchdog
-	# that could not end it.
+	# that could not end it. KGO_VM_QEMU is words, QEMU's arguments.
+	# shellcheck disable=SC2086
 	timeout -k 10 $((timeout + 60)) qemu-system-x86_64 \
 		-accel tcg,thread="$tcg_thread" "${icount[@]}" -cpu "$cpu" \
 		-smp "${KGO_VM_SMP:-2}" -m "$mem" \
 		-display none -monitor "unix:$mon,server,nowait" -no-reboot \
 		-serial "file:$console" -serial "file:$results" \
 		-kernel "$image" -initrd "$root.cpio.gz" \
-		-append "console=ttyS0 panic=-1 nokaslr $append ${KGO_VM_APPEND:-}" \
+		-append "console=ttyS0 panic=-1 nokaslr $append ${KGO_VM_APPEND:-} $settings" \
 		${KGO_VM_QEMU:-} &
 	qpid=$!
 	watchdog "$qpid" &

@@ -9,8 +9,14 @@ fi
 # kgoctl_json, the kgoctl step (its own file: a JSON parser and its cases).
 . /kgo/jobs/kgoctl-json.sh
 
-# KGO_ONLY=<glob> (KGO_VM_APPEND): only the selftests it names, to chase
-# one failure; KGO_ONLY=kgoctl_json the kgoctl step alone.
+# The selftests in the order of selftests/kgo/Makefile's list, which
+# the build wrote to /kgo/selftests.list: some of them unload kgo, so
+# they run after the others.
+selftests=$(cat /kgo/selftests.list 2>/dev/null)
+[ -n "$selftests" ] || report "KGO-FAIL no /kgo/selftests.list (tools/build-all.sh writes it)"
+
+# KGO_ONLY=<glob> (run.sh --only): only the selftests it names, to chase
+# one failure, in that order; KGO_ONLY=kgoctl_json the kgoctl step alone.
 if [ -n "$KGO_ONLY" ]; then
 	matched=0
 	# shellcheck disable=SC2194,SC2254 # the word is constant, the glob the pattern
@@ -21,16 +27,20 @@ if [ -n "$KGO_ONLY" ]; then
 		matched=1
 		;;
 	esac
-	for t in /kgo/selftests/$KGO_ONLY; do
-		# A glob that names no selftest is a failure, unless it named
-		# the kgoctl step.
-		[ -e "$t" ] || [ $matched = 0 ] || continue
-		selftest "$t"
+	for t in $selftests; do
+		# shellcheck disable=SC2254 # the glob is the pattern
+		case $t in
+		$KGO_ONLY)
+			selftest "/kgo/selftests/$t"
+			matched=1
+			;;
+		esac
 	done
+	[ $matched = 1 ] || report "KGO-FAIL KGO_ONLY=$KGO_ONLY names no selftest"
 	return
 fi
 [ -f /kgo/kgo_test.ko ] && kunit /kgo/kgo_test.ko
-# KGO_KUNIT_ONLY=1 (KGO_VM_APPEND): the KUnit suites alone.
+# KGO_KUNIT_ONLY=1 (run.sh --kunit-only): the KUnit suites alone.
 [ -n "$KGO_KUNIT_ONLY" ] && return
 # The scheduler as the suites left it (shown, not counted): what is
 # alive, parked or queued when a case timed out.
@@ -38,12 +48,12 @@ section output kgo-state cat /sys/kernel/debug/kgo/sched /sys/kernel/debug/kgo/p
 	/sys/kernel/debug/kgo/ms /sys/kernel/debug/kgo/goroutines
 section selftest kgoctl_json kgoctl_json
 section output kgoctl-json cat /tmp/kgoctl-json.out
-for t in /kgo/selftests/*; do
-	selftest "$t"
+for t in $selftests; do
+	selftest "/kgo/selftests/$t"
 done
 
 # samples/hello as a module author builds it: out of tree, against kgo
-# as make install installs it (tools/build-module.sh). It does all its
+# as make install installs it (tools/build-all.sh). It does all its
 # work in its init and logs "kgo_hello: ok" once every goroutine ended.
 hello_sample() {
 	echo "1..3"
@@ -70,7 +80,7 @@ hello_sample() {
 if [ -f /kgo/kgo_hello.ko ]; then
 	section selftest kgo_hello hello_sample
 else
-	report "KGO-FAIL no /kgo/kgo_hello.ko (tools/build-module.sh builds it)"
+	report "KGO-FAIL no /kgo/kgo_hello.ko (tools/build-all.sh builds it)"
 fi
 
 # The API misused on purpose: each case WARNs, which must neither panic

@@ -53,5 +53,5 @@ if ! insmod /kgo/kgo.ko; then
 fi
 section selftest kselftest-kgo kselftest
 section output kselftest-summary kselftest_summary
-# zz_unload_test ends with kgo loaded again.
+# unload_test ends with kgo loaded again.
 rmmod kgo || report "KGO-FAIL rmmod kgo"

@@ -5,8 +5,8 @@
  * must finish (or be cancelled) and let go of the module, and nothing of
  * them may be left behind to trip the next load.
  *
- * Unloads the module the other selftests use, so it must run last: the
- * VMs run every file in /kgo/selftests in glob order, hence the name.
+ * Unloads the module the other selftests use, so it must run last: it
+ * is last in the Makefile's list, whose order the VMs follow.
  * It loads the module back from $KGO_MODULE (default /kgo/kgo.ko), and
  * skips when that file is not there, before unloading anything.
  */

@@ -28,7 +28,7 @@
  * stops after that round.
  *
  * It unloads the module the other selftests use: it runs after them and
- * before zz_unload_test (the VMs run /kgo/selftests in name order), and
+ * before unload_test (the Makefile's order, which the VMs follow), and
  * always leaves kgo loaded with the parameters it found. The module file
  * is $KGO_MODULE (default /kgo/kgo.ko); without it the test skips before
  * unloading anything.
