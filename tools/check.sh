@@ -17,10 +17,11 @@ start=$SECONDS
 bg=()
 trap 'kill "${bg[@]}" 2>/dev/null' EXIT
 
-# On a fresh machine the Debian unstable root (for 7.x) is made while the
-# debug kernel builds: debootstrap waits mostly on the network and dpkg.
+# On a fresh machine the Debian unstable root (for 7.x, and the bench
+# smoke's peers) is made while the debug kernel builds: debootstrap and
+# apt wait mostly on the network and dpkg.
 "$KGO_TOP/tools/deps.sh"
-"$KGO_TOP/tools/vm/sid-root.sh" >/dev/null &
+"$KGO_TOP/tools/vm/sid-root.sh" --peers >/dev/null &
 bg+=($!)
 kernels="debug $KGO_STOCK_KERNELS"
 if ! "$KGO_TOP/tools/build-all.sh" debug; then
