@@ -481,28 +481,7 @@ static int kgo_nop_inline(const struct kgo_task *t, u64 *result)
 	return 0;
 }
 
-/**
- * struct kgo_task_def - what kgo knows of one task kind
- * @nargs: the arguments it uses; the others must be zero
- * @inline_ok: it may be submitted with KGO_TASK_F_INLINE: it neither
- *	sleeps nor runs unbounded (@run_inline set)
- * @needs_mm: it reads the submitter's memory (args[0], args[1] bytes):
- *	copied in at submit, read in place inline, refused where no
- *	process submits (SQPOLL)
- * @validate: the ranges of its arguments; NULL if any value goes
- * @run: its run in a goroutine; fills job->c.result, job->err
- * @run_inline: its run in the submitter (@inline_ok); fills *result
- */
-struct kgo_task_def {
-	u8 nargs;
-	bool inline_ok;
-	bool needs_mm;
-	int (*validate)(const struct kgo_task *t);
-	void (*run)(struct kgo_job *job);
-	int (*run_inline)(const struct kgo_task *t, u64 *result);
-};
-
-static const struct kgo_task_def kgo_task_defs[] = {
+const struct kgo_task_def kgo_task_defs[KGO_TASK_PINGPONG_HOG + 1] = {
 	[KGO_TASK_NOP] = {
 		.inline_ok = true,
 		.run = kgo_nop_job,
@@ -558,12 +537,6 @@ static const struct kgo_task_def kgo_task_defs[] = {
 	},
 };
 
-/* A validated task's entry. */
-static const struct kgo_task_def *kgo_task_def(const struct kgo_task *t)
-{
-	return &kgo_task_defs[t->kind];
-}
-
 /**
  * kgo_task_validate() - whether a descriptor may be accepted
  * @t: the descriptor, copied in
@@ -601,34 +574,6 @@ int kgo_task_validate(const struct kgo_task *t)
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_task_validate);
-
-/**
- * kgo_task_validate_ring() - kgo_task_validate() for a ring's entry
- * @t: the entry, copied in
- * @sqpoll: the ring has an SQ poller, which runs in no process
- *
- * Return: as kgo_task_validate(); -EOPNOTSUPP for a kind that reads the
- * submitter's memory on a ring with SQPOLL.
- */
-int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll)
-{
-	int err = kgo_task_validate(t);
-
-	if (!err && sqpoll && kgo_task_def(t)->needs_mm)
-		return -EOPNOTSUPP;
-	return err;
-}
-
-/*
- * The bytes of the submitter's memory a validated @t copies in at
- * submit, and holds until it completes: a needs_mm kind's, unless it
- * runs inline (which reads them in place).
- */
-u32 kgo_task_buf_len(const struct kgo_task *t)
-{
-	return kgo_task_def(t)->needs_mm && !(t->flags & KGO_TASK_F_INLINE) ?
-	       t->args[1] : 0;
-}
 
 /**
  * kgo_task_run_inline() - run a validated KGO_TASK_F_INLINE task here

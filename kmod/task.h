@@ -45,9 +45,70 @@ struct kgo_job {
 	struct llist_node fnode;	/* A: on ring->free while unused */
 };
 
+/**
+ * struct kgo_task_def - what kgo knows of one task kind
+ * @nargs: the arguments it uses; the others must be zero
+ * @inline_ok: it may be submitted with KGO_TASK_F_INLINE: it neither
+ *	sleeps nor runs unbounded (@run_inline set)
+ * @needs_mm: it reads the submitter's memory (args[0], args[1] bytes):
+ *	copied in at submit, read in place inline, refused where no
+ *	process submits (SQPOLL)
+ * @validate: the ranges of its arguments; NULL if any value goes
+ * @run: its run in a goroutine; fills job->c.result, job->err
+ * @run_inline: its run in the submitter (@inline_ok); fills *result
+ */
+struct kgo_task_def {
+	u8 nargs;
+	bool inline_ok;
+	bool needs_mm;
+	int (*validate)(const struct kgo_task *t);
+	void (*run)(struct kgo_job *job);
+	int (*run_inline)(const struct kgo_task *t, u64 *result);
+};
+
+/*
+ * The table is task.c's; it is here so that the lookups a ring entry
+ * makes on its way to a goroutine are inline in ring and session code,
+ * rather than calls of their own for each entry.
+ */
+extern const struct kgo_task_def kgo_task_defs[KGO_TASK_PINGPONG_HOG + 1];
+
 int kgo_task_validate(const struct kgo_task *t);
-int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll);
-u32 kgo_task_buf_len(const struct kgo_task *t);
+
+/* A validated task's entry. */
+static inline const struct kgo_task_def *kgo_task_def(const struct kgo_task *t)
+{
+	return &kgo_task_defs[t->kind];
+}
+
+/**
+ * kgo_task_validate_ring() - kgo_task_validate() for a ring's entry
+ * @t: the entry, copied in
+ * @sqpoll: the ring has an SQ poller, which runs in no process
+ *
+ * Return: as kgo_task_validate(); -EOPNOTSUPP for a kind that reads the
+ * submitter's memory on a ring with SQPOLL.
+ */
+static inline int kgo_task_validate_ring(const struct kgo_task *t, bool sqpoll)
+{
+	int err = kgo_task_validate(t);
+
+	if (!err && sqpoll && kgo_task_def(t)->needs_mm)
+		return -EOPNOTSUPP;
+	return err;
+}
+
+/*
+ * The bytes of the submitter's memory a validated @t copies in at
+ * submit, and holds until it completes: a needs_mm kind's, unless it
+ * runs inline (which reads them in place).
+ */
+static inline u32 kgo_task_buf_len(const struct kgo_task *t)
+{
+	return kgo_task_def(t)->needs_mm && !(t->flags & KGO_TASK_F_INLINE) ?
+	       t->args[1] : 0;
+}
+
 u64 kgo_spawn_nodes(u64 fanout, u64 depth, u64 max);
 u32 kgo_task_checksum(const void *buf, size_t len);
 void kgo_job_run(struct kgo_job *job);
