@@ -23,7 +23,7 @@ sabotage() {
 	case "$1" in
 	kunit)
 		sed -i 's/KUNIT_EXPECT_EQ(test, info.flags, 0u);/KUNIT_EXPECT_EQ(test, info.flags, 1u);/' \
-			kmod/tests/uapi_test.c ;;
+			kmod/tests/ioctl_test.c ;;
 	selftest)
 		sed -i '0,/EXPECT_EQ(KGO_ABI_VERSION, info.abi_version);/s//EXPECT_EQ(KGO_ABI_VERSION + 1, info.abi_version);/' \
 			selftests/kgo/get_info_test.c ;;

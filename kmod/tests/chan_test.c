@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kgo_chan: channels and select, from goroutines, threads and hardirq.
- * kgo_time: sleep and timeouts.
  */
 
 #include <kunit/test.h>
@@ -406,98 +405,85 @@ static void kgo_chan_select_block_test(struct kunit *test)
 	kgo_chan_destroy(s->b);
 }
 
-/* --- kgo_time -------------------------------------------------------- */
-
-struct time_ctx {
-	struct kgo_chan *c;
+/*
+ * Go's TestTimerFairness: goroutines keep a channel always ready, yet a
+ * 20 ms timer (an hrtimer that sends on a channel, time.After style)
+ * still gets chosen by the select that also watches that channel.
+ */
+struct fair_ctx {
+	struct hrtimer timer;
+	struct kgo_chan *c, *tick, *done;
+	struct kgo_waitgroup wg;
+	long rounds;
 	int ret;
-	u64 elapsed;
 };
 
-static void time_recv_timeout(void *arg)
+static enum hrtimer_restart fair_timer_fn(struct hrtimer *t)
 {
-	struct time_ctx *t = arg;
-	u64 t0 = ktime_get_ns();
-	int v;
-
-	t->ret = kgo_chan_recv(t->c, &v, NULL, 20 * MS);
-	t->elapsed = ktime_get_ns() - t0;
-}
-
-static void kgo_time_timeout_fires_test(struct kunit *test)
-{
-	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	u64 t0;
-	int v;
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->c = mkchan(test, sizeof(int), 0);
-	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_recv_timeout, t, LONG_MS));
-	KUNIT_EXPECT_EQ(test, t->ret, -ETIMEDOUT);
-	KUNIT_EXPECT_GE(test, t->elapsed, 20 * MS);
-	/* The same from a thread. */
-	t0 = ktime_get_ns();
-	KUNIT_EXPECT_EQ(test, kgo_chan_send(t->c, &v, 20 * MS), -ETIMEDOUT);
-	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 20 * MS);
-	kgo_chan_destroy(t->c);
-}
-
-static void time_late_sender(void *arg)
-{
-	struct time_ctx *t = arg;
+	struct fair_ctx *f = container_of(t, struct fair_ctx, timer);
 	int v = 1;
 
-	kgo_sleep(10 * MS);
-	kgo_chan_send(t->c, &v, KGO_FOREVER);
+	kgo_chan_send(f->tick, &v, KGO_NOWAIT);
+	return HRTIMER_NORESTART;
 }
 
-static void time_long_recv(void *arg)
+static void fair_hammer(void *arg)
 {
-	struct time_ctx *t = arg;
-	u64 t0 = ktime_get_ns();
+	struct fair_ctx *f = arg;
+	int v = 1;
+	struct kgo_select_case cs[2] = {
+		{ .chan = f->c, .dir = KGO_SELECT_SEND, .elem = &v },
+		{ .chan = f->done, .dir = KGO_SELECT_RECV, .elem = &v },
+	};
+
+	while (kgo_select(cs, 2, KGO_FOREVER) == 0)
+		;
+	kgo_wg_done(&f->wg);
+}
+
+static void fair_main(void *arg)
+{
+	struct fair_ctx *f = arg;
 	int v;
+	struct kgo_select_case cs[2] = {
+		{ .chan = f->c, .dir = KGO_SELECT_RECV, .elem = &v },
+		{ .chan = f->tick, .dir = KGO_SELECT_RECV, .elem = &v },
+	};
 
-	t->ret = kgo_chan_recv(t->c, &v, NULL, 30ULL * NSEC_PER_SEC);
-	t->elapsed = ktime_get_ns() - t0;
-	/* The cancelled timer must not wake this goroutine later. */
-	kgo_sleep(50 * MS);
+	hrtimer_start(&f->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
+	for (;;) {
+		f->ret = kgo_select(cs, 2, 30ULL * NSEC_PER_SEC);
+		if (f->ret != 0)
+			break;
+		f->rounds++;
+	}
+	kgo_chan_close(f->done);
 }
 
-/* A wake before the timeout cancels the timer. */
-static void kgo_time_timer_cancelled_test(struct kunit *test)
+static void kgo_chan_select_timer_fairness_test(struct kunit *test)
 {
-	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct fair_ctx *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	t->c = mkchan(test, sizeof(int), 0);
-	KUNIT_ASSERT_GT(test, kgo_go(time_late_sender, t, GFP_KERNEL), 0LL);
-	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_long_recv, t, LONG_MS));
-	KUNIT_EXPECT_EQ(test, t->ret, 0);
-	KUNIT_EXPECT_LT(test, t->elapsed, 30ULL * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
-	kgo_chan_destroy(t->c);
-}
-
-static void time_sleeper(void *arg)
-{
-	struct time_ctx *t = arg;
-	u64 t0 = ktime_get_ns();
-
-	kgo_sleep(20 * MS);
-	t->elapsed = ktime_get_ns() - t0;
-}
-
-static void kgo_time_sleep_test(struct kunit *test)
-{
-	struct time_ctx *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
-	u64 t0 = ktime_get_ns();
-
-	KUNIT_ASSERT_NOT_NULL(test, t);
-	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(time_sleeper, t, LONG_MS));
-	KUNIT_EXPECT_GE(test, t->elapsed, 20 * MS);
-	t0 = ktime_get_ns();
-	kgo_sleep(20 * MS);	/* a thread */
-	KUNIT_EXPECT_GE(test, ktime_get_ns() - t0, 20 * MS);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->c = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	f->tick = kgo_chan_create(sizeof(int), 1, GFP_KERNEL);
+	f->done = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(f->c) || IS_ERR(f->tick) || IS_ERR(f->done));
+	kgo_hrtimer_setup(&f->timer, fair_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	kgo_wg_init(&f->wg);
+	kgo_wg_add(&f->wg, 2);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_GT(test, kgo_go(fair_hammer, f, GFP_KERNEL), 0LL);
+	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(fair_main, f, 60000));
+	kgo_wg_wait(&f->wg);
+	hrtimer_cancel(&f->timer);
+	kunit_info(test, "%ld receives before the timer won\n", f->rounds);
+	KUNIT_EXPECT_EQ(test, f->ret, 1);	/* the tick, not the 30 s timeout */
+	KUNIT_EXPECT_GT(test, f->rounds, 0L);
+	kgo_chan_destroy(f->c);
+	kgo_chan_destroy(f->tick);
+	kgo_chan_destroy(f->done);
 }
 
 /* Sends from hardirq (KGO_NOWAIT) reach a goroutine blocked in recv. */
@@ -537,7 +523,7 @@ static void irq_chan_recv(void *arg)
 	}
 }
 
-static void kgo_time_hardirq_send_test(struct kunit *test)
+static void kgo_chan_hardirq_send_test(struct kunit *test)
 {
 	struct irq_chan_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	int i;
@@ -660,6 +646,8 @@ static struct kunit_case kgo_chan_cases[] = {
 	KUNIT_CASE(kgo_chan_plain_test),
 	KUNIT_CASE(kgo_chan_select_uniform_test),
 	KUNIT_CASE(kgo_chan_select_block_test),
+	KUNIT_CASE(kgo_chan_select_timer_fairness_test),
+	KUNIT_CASE(kgo_chan_hardirq_send_test),
 	{}
 };
 
@@ -668,17 +656,4 @@ static struct kunit_suite kgo_chan_suite = {
 	.test_cases = kgo_chan_cases,
 };
 
-static struct kunit_case kgo_time_cases[] = {
-	KUNIT_CASE(kgo_time_sleep_test),
-	KUNIT_CASE(kgo_time_timeout_fires_test),
-	KUNIT_CASE(kgo_time_timer_cancelled_test),
-	KUNIT_CASE(kgo_time_hardirq_send_test),
-	{}
-};
-
-static struct kunit_suite kgo_time_suite = {
-	.name = "kgo_time",
-	.test_cases = kgo_time_cases,
-};
-
-kunit_test_suites(&kgo_chan_suite, &kgo_time_suite);
+kunit_test_suite(kgo_chan_suite);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kgo_switch_check: the check run at every switch point recognises
+ * kgo_check: the check run at every switch point recognises
  * per-task state that must not cross a switch. It is called directly,
  * from a goroutine, so that the WARN it drives in real use (which would
  * panic a panic_on_warn kernel) never fires here.
@@ -60,7 +60,7 @@ static void check_g(void *arg)
 	__set_current_state(TASK_RUNNING);
 }
 
-static void kgo_switch_check_test(struct kunit *test)
+static void kgo_check_switch_test(struct kunit *test)
 {
 	struct check_ctx *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 
@@ -85,14 +85,14 @@ static void kgo_switch_check_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->state, (unsigned int)KGO_SWITCH_STATE);
 }
 
-static struct kunit_case kgo_switch_check_cases[] = {
-	KUNIT_CASE(kgo_switch_check_test),
+static struct kunit_case kgo_check_cases[] = {
+	KUNIT_CASE(kgo_check_switch_test),
 	{}
 };
 
-static struct kunit_suite kgo_switch_check_suite = {
-	.name = "kgo_switch_check",
-	.test_cases = kgo_switch_check_cases,
+static struct kunit_suite kgo_check_suite = {
+	.name = "kgo_check",
+	.test_cases = kgo_check_cases,
 };
 
-kunit_test_suite(kgo_switch_check_suite);
+kunit_test_suite(kgo_check_suite);

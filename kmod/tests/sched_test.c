@@ -3,6 +3,9 @@
  * kgo_sched: the scheduler as goroutines see it, on the live scheduler
  * of the loaded module. After Go's proc_test.go where a test has a Go
  * counterpart.
+ *
+ * Named for sched.c, whose code it mostly drives; the stack cases reach
+ * into stack.c, and the frame and canary cases into the switch code.
  */
 
 #include <kunit/test.h>

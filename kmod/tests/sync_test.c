@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kgo_sync: kgo_mutex, kgo_once and the WaitGroup's timeout.
- * kgo_time_fairness: Go's TestTimerFairness.
  * The _killable waits: a fatal signal ends a thread's wait, and the
  * object it waited on is left as if the thread had never come.
+ *
+ * Named for sync.c; Go's sync package is two files here, and the
+ * WaitGroup cases test waitgroup.c.
  */
 
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
@@ -222,87 +223,6 @@ static void kgo_sync_go_wg_test(struct kunit *test)
 }
 
 /*
- * Go's TestTimerFairness: goroutines keep a channel always ready, yet a
- * 20 ms timer (an hrtimer that sends on a channel, time.After style)
- * still gets chosen by the select that also watches that channel.
- */
-struct fair_ctx {
-	struct hrtimer timer;
-	struct kgo_chan *c, *tick, *done;
-	struct kgo_waitgroup wg;
-	long rounds;
-	int ret;
-};
-
-static enum hrtimer_restart fair_timer_fn(struct hrtimer *t)
-{
-	struct fair_ctx *f = container_of(t, struct fair_ctx, timer);
-	int v = 1;
-
-	kgo_chan_send(f->tick, &v, KGO_NOWAIT);
-	return HRTIMER_NORESTART;
-}
-
-static void fair_hammer(void *arg)
-{
-	struct fair_ctx *f = arg;
-	int v = 1;
-	struct kgo_select_case cs[2] = {
-		{ .chan = f->c, .dir = KGO_SELECT_SEND, .elem = &v },
-		{ .chan = f->done, .dir = KGO_SELECT_RECV, .elem = &v },
-	};
-
-	while (kgo_select(cs, 2, KGO_FOREVER) == 0)
-		;
-	kgo_wg_done(&f->wg);
-}
-
-static void fair_main(void *arg)
-{
-	struct fair_ctx *f = arg;
-	int v;
-	struct kgo_select_case cs[2] = {
-		{ .chan = f->c, .dir = KGO_SELECT_RECV, .elem = &v },
-		{ .chan = f->tick, .dir = KGO_SELECT_RECV, .elem = &v },
-	};
-
-	hrtimer_start(&f->timer, ns_to_ktime(20 * MS), HRTIMER_MODE_REL_HARD);
-	for (;;) {
-		f->ret = kgo_select(cs, 2, 30ULL * NSEC_PER_SEC);
-		if (f->ret != 0)
-			break;
-		f->rounds++;
-	}
-	kgo_chan_close(f->done);
-}
-
-static void kgo_time_fairness_test(struct kunit *test)
-{
-	struct fair_ctx *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
-	int i;
-
-	KUNIT_ASSERT_NOT_NULL(test, f);
-	f->c = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
-	f->tick = kgo_chan_create(sizeof(int), 1, GFP_KERNEL);
-	f->done = kgo_chan_create(sizeof(int), 0, GFP_KERNEL);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f->c) || IS_ERR(f->tick) || IS_ERR(f->done));
-	kgo_hrtimer_setup(&f->timer, fair_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-	kgo_wg_init(&f->wg);
-	kgo_wg_add(&f->wg, 2);
-	for (i = 0; i < 2; i++)
-		KUNIT_ASSERT_GT(test, kgo_go(fair_hammer, f, GFP_KERNEL), 0LL);
-	KUNIT_ASSERT_EQ(test, 0, kgo_test_run_in_g(fair_main, f, 60000));
-	kgo_wg_wait(&f->wg);
-	hrtimer_cancel(&f->timer);
-	kunit_info(test, "%ld receives before the timer won\n", f->rounds);
-	KUNIT_EXPECT_EQ(test, f->ret, 1);	/* the tick, not the 30 s timeout */
-	KUNIT_EXPECT_GT(test, f->rounds, 0L);
-	kgo_chan_destroy(f->c);
-	kgo_chan_destroy(f->tick);
-	kgo_chan_destroy(f->done);
-}
-
-/*
  * The WaitGroup's lock-free adds against its waiters (waitgroup.c):
  * rounds of two goroutines, each done once, with a thread and then a
  * goroutine waiting; a wait never returns before both are done, and
@@ -478,7 +398,6 @@ static struct kunit_case kgo_sync_cases[] = {
 	KUNIT_CASE(kgo_sync_go_wg_test),
 	KUNIT_CASE(kgo_sync_killable_test),
 	KUNIT_CASE(kgo_sync_wg_race_test),
-	KUNIT_CASE(kgo_time_fairness_test),
 	{}
 };
 

@@ -35,25 +35,7 @@
 #define SPIN_NS		200000ULL	/* 200 us of CPU work each */
 #define ROUNDS		5
 
-FIXTURE(kgo) {
-	int fd;
-	unsigned int nprocs;
-};
-
-FIXTURE_SETUP(kgo)
-{
-	struct kgo_info info = { .size = sizeof(info) };
-
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
-	self->nprocs = info.nr_procs;
-}
-
-FIXTURE_TEARDOWN(kgo)
-{
-	close(self->fd);
-}
+KGO_FIXTURE(kgo)
 
 TEST_F(kgo, block_result)
 {

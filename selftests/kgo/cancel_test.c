@@ -51,20 +51,7 @@ static int cancel(int fd, uint32_t flags, uint64_t tag, uint32_t *n)
 	return ret;
 }
 
-FIXTURE(kgo) {
-	int fd;
-};
-
-FIXTURE_SETUP(kgo)
-{
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-}
-
-FIXTURE_TEARDOWN(kgo)
-{
-	close(self->fd);
-}
+KGO_FIXTURE(kgo)
 
 TEST_F(kgo, bad_flags)
 {

@@ -14,20 +14,7 @@
 #include "kgo_util.h"
 #include "kselftest_harness.h"
 
-FIXTURE(kgo) {
-	int fd;
-};
-
-FIXTURE_SETUP(kgo)
-{
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-}
-
-FIXTURE_TEARDOWN(kgo)
-{
-	close(self->fd);
-}
+KGO_FIXTURE(kgo)
 
 /* Submits one task and reads its completion (blocking read). */
 static int run_one(int fd, uint32_t kind, uint64_t a0, uint64_t a1,

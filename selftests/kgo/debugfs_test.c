@@ -117,8 +117,7 @@ FIXTURE(debugfs) {
 
 FIXTURE_SETUP(debugfs)
 {
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 	self->have = have_debugfs();
 }
 

@@ -78,17 +78,12 @@ FIXTURE(kgo) {
 
 FIXTURE_SETUP(kgo)
 {
-	struct kgo_info info = { .size = sizeof(info) };
 	const char *env = getenv("KGO_EXACTLY_ONCE_TASKS");
 
-	for (int i = 0; i < NFDS; i++) {
-		/* Non-blocking: a thread never sleeps in read(2), only in poll(2). */
-		self->run.fds[i] = open(KGO_DEVICE_PATH, O_RDWR | O_NONBLOCK);
-		ASSERT_LE(0, self->run.fds[i]) TH_LOG("open %s: %s", KGO_DEVICE_PATH,
-						      strerror(errno));
-	}
-	ASSERT_EQ(0, ioctl(self->run.fds[0], KGO_IOC_GET_INFO, &info));
-	self->nprocs = info.nr_procs;
+	/* Non-blocking: a thread never sleeps in read(2), only in poll(2). */
+	for (int i = 0; i < NFDS; i++)
+		KGO_OPEN(self->run.fds[i], O_NONBLOCK);
+	KGO_NR_PROCS(self->run.fds[0], self->nprocs);
 	self->run.ntasks = env ? strtoull(env, NULL, 0) : NTASKS;
 	ASSERT_LT(0, self->run.ntasks);
 	self->run.seen = calloc(self->run.ntasks, 1);

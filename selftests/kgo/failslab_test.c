@@ -105,8 +105,7 @@ FIXTURE_SETUP(failslab)
 	self->fail_fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, self->fail_fd) TH_LOG("/proc/self/make-it-fail: %s", strerror(errno));
 
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR | O_NONBLOCK);
-	ASSERT_LE(0, self->fd) TH_LOG("open: %s", strerror(errno));
+	KGO_OPEN(self->fd, O_NONBLOCK);
 	self->book = book_init(BOOK_CAP, now_ns() << 32, false);
 	ASSERT_NE(NULL, self->book);
 	self->book->strict = true;

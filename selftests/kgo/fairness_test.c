@@ -54,12 +54,8 @@ static unsigned int param(const char *name, unsigned int dflt)
 
 FIXTURE_SETUP(kgo)
 {
-	struct kgo_info info = { .size = sizeof(info) };
-
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
-	self->nprocs = info.nr_procs;
+	KGO_OPEN(self->fd, 0);
+	KGO_NR_PROCS(self->fd, self->nprocs);
 	self->slice_ns = param("slice_ms", 10) * MSEC;
 }
 

@@ -1256,11 +1256,9 @@ FIXTURE_SETUP(fuzz)
 	f->hole = f->data + DATA_LEN + 3 * pg;
 	ASSERT_EQ(0, munmap(f->hole, pg));
 
-	for (int i = 0; i < NFDS; i++) {
-		/* fd 0 blocking (read only when WAIT says ready), the rest not. */
-		f->fds[i] = open(KGO_DEVICE_PATH, O_RDWR | (i ? O_NONBLOCK : 0));
-		ASSERT_LE(0, f->fds[i]) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-	}
+	/* fd 0 blocking (read only when WAIT says ready), the rest not. */
+	for (int i = 0; i < NFDS; i++)
+		KGO_OPEN(f->fds[i], i ? O_NONBLOCK : 0);
 	ASSERT_EQ(0, ioctl(f->fds[0], KGO_IOC_GET_INFO, &info));
 	f->nprocs = info.nr_procs;
 	ASSERT_EQ(sizeof(struct kgo_task), info.task_size);

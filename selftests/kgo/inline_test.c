@@ -51,8 +51,7 @@ FIXTURE(inl) {
 
 FIXTURE_SETUP(inl)
 {
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 	memset(&self->r, 0, sizeof(self->r));
 	self->buf = malloc(KGO_CHECKSUM_MAX_LEN);
 	ASSERT_NE(NULL, self->buf);

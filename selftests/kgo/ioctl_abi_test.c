@@ -51,8 +51,7 @@ FIXTURE(kgo) {
 FIXTURE_SETUP(kgo)
 {
 	self->page = sysconf(_SC_PAGESIZE);
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 }
 
 FIXTURE_TEARDOWN(kgo)

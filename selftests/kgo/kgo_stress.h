@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <linux/kgo.h>
+#include "kgo_crc32c.h"
 #include "kgo_util.h"
 
 #define REC		sizeof(struct kgo_completion)
@@ -75,29 +76,6 @@ static inline uint64_t seed_from_env(const char *name)
 	if (s && *s)
 		return strtoull(s, NULL, 0);
 	return now_ns() ^ ((uint64_t)getpid() << 32);
-}
-
-/* CRC32C as kgo_crc32c.h computes it, a byte at a time from a table. */
-static inline uint32_t crc32c_fast(const void *buf, size_t len)
-{
-	static uint32_t table[256];
-	static bool ready;
-	const unsigned char *p = buf;
-	uint32_t crc = ~0u;
-
-	if (!ready) {
-		for (uint32_t i = 0; i < 256; i++) {
-			uint32_t c = i;
-
-			for (int k = 0; k < 8; k++)
-				c = (c >> 1) ^ (0x82F63B78u & -(c & 1));
-			table[i] = c;
-		}
-		ready = true;
-	}
-	while (len--)
-		crc = (crc >> 8) ^ table[(crc ^ *p++) & 0xff];
-	return ~crc;
 }
 
 /*
@@ -343,7 +321,7 @@ static inline void book_complete(struct book *b, const struct kgo_completion *c,
 		break;
 	case KGO_TASK_CHECKSUM:
 		if (b->data) {
-			uint32_t crc = crc32c_fast(b->data + t->expect, t->aux);
+			uint32_t crc = kgo_crc32c(b->data + t->expect, t->aux);
 
 			if (c->result != crc)
 				book_fail(b, "tag %llu: CRC %#llx, not %#x", tag,

@@ -54,6 +54,50 @@ __attribute__((constructor)) static void kgo_need_device(void)
 	exit(4);
 }
 
+/*
+ * The fixture the programs here share. KGO_OPEN() and KGO_NR_PROCS() are
+ * for FIXTURE_SETUP() and TEST() bodies: a failure fails the case, as
+ * the harness's ASSERT_*() do there.
+ */
+
+/* /dev/kgo opened O_RDWR | @flags into @fd, or the case fails saying why. */
+#define KGO_OPEN(fd, flags)							\
+	do {									\
+		(fd) = open(KGO_DEVICE_PATH, O_RDWR | (flags));			\
+		ASSERT_LE(0, (fd)) TH_LOG("open %s: %s", KGO_DEVICE_PATH,	\
+					  strerror(errno));			\
+	} while (0)
+
+/* The number of Ps (GET_INFO's nr_procs, at least 1) into @n. */
+#define KGO_NR_PROCS(fd, n)							\
+	do {									\
+		struct kgo_info _info = { .size = sizeof(_info) };		\
+										\
+		ASSERT_EQ(0, ioctl((fd), KGO_IOC_GET_INFO, &_info));		\
+		(n) = _info.nr_procs;						\
+		ASSERT_LE(1, (n));						\
+	} while (0)
+
+/*
+ * KGO_FIXTURE(name): FIXTURE(name) with its setup and teardown, for a
+ * program whose cases need nothing but kgo: each case gets self->fd, a
+ * /dev/kgo of its own (so a session of its own), and self->nprocs.
+ */
+#define KGO_FIXTURE(name)						\
+	FIXTURE(name) {							\
+		int fd;							\
+		unsigned int nprocs;					\
+	};								\
+	FIXTURE_SETUP(name)						\
+	{								\
+		KGO_OPEN(self->fd, 0);					\
+		KGO_NR_PROCS(self->fd, self->nprocs);			\
+	}								\
+	FIXTURE_TEARDOWN(name)						\
+	{								\
+		close(self->fd);					\
+	}
+
 /* CLOCK_MONOTONIC, the clock of struct kgo_completion's times. */
 static inline uint64_t now_ns(void)
 {

@@ -163,8 +163,7 @@ FIXTURE_SETUP(memcg)
 	 */
 	memset(self->book->t, 0, BOOK_CAP * sizeof(*self->book->t));
 	self->book->cancel_running = true;	/* the child's last cancel */
-	self->mon = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->mon) TH_LOG("open: %s", strerror(errno));
+	KGO_OPEN(self->mon, 0);
 }
 
 FIXTURE_TEARDOWN(memcg)

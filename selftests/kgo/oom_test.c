@@ -63,13 +63,10 @@ FIXTURE(oom) {
 FIXTURE_SETUP(oom)
 {
 	self->info.size = sizeof(self->info);
-	self->mon = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->mon) TH_LOG("open: %s", strerror(errno));
+	KGO_OPEN(self->mon, 0);
 	ASSERT_EQ(0, ioctl(self->mon, KGO_IOC_GET_INFO, &self->info));
-	for (int i = 0; i < NFDS; i++) {
-		self->fds[i] = open(KGO_DEVICE_PATH, O_RDWR | O_NONBLOCK);
-		ASSERT_LE(0, self->fds[i]) TH_LOG("open: %s", strerror(errno));
-	}
+	for (int i = 0; i < NFDS; i++)
+		KGO_OPEN(self->fds[i], O_NONBLOCK);
 	self->book = book_init(BOOK_CAP, now_ns() << 32, false);
 	ASSERT_NE(NULL, self->book);
 	/* Faulted in now: under pressure, the late bystander alone faults. */

@@ -93,8 +93,7 @@ FIXTURE(ring) {
 
 FIXTURE_SETUP(ring)
 {
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 	memset(&self->r, 0, sizeof(self->r));
 }
 
@@ -605,8 +604,7 @@ FIXTURE_SETUP(capped)
 	self->goroutines = read_param("max_user_goroutines");
 	ASSERT_LT(0, self->goroutines);
 	self->rings = read_param("max_user_rings");
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 }
 
 FIXTURE_TEARDOWN(capped)

@@ -41,14 +41,9 @@ FIXTURE(kgo) {
 
 FIXTURE_SETUP(kgo)
 {
-	struct kgo_info info = { .size = sizeof(info) };
-
 	self->ncpus = sysconf(_SC_NPROCESSORS_CONF);
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
-	ASSERT_EQ(0, ioctl(self->fd, KGO_IOC_GET_INFO, &info));
-	self->nprocs = info.nr_procs;
-	ASSERT_LE(1, self->nprocs);
+	KGO_OPEN(self->fd, 0);
+	KGO_NR_PROCS(self->fd, self->nprocs);
 }
 
 FIXTURE_TEARDOWN(kgo)

@@ -101,8 +101,7 @@ FIXTURE_SETUP(trace)
 			self->tracing_on = -1;
 		fclose(f);
 	}
-	self->fd = open(KGO_DEVICE_PATH, O_RDWR);
-	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KGO_DEVICE_PATH, strerror(errno));
+	KGO_OPEN(self->fd, 0);
 }
 
 FIXTURE_TEARDOWN(trace)

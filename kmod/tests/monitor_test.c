@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kgo_preempt: the monitor's time slices, on one P (kgo_gomaxprocs(1)),
- * where nothing can be stolen and only preemption lets a second
- * goroutine run.
+ * kgo_monitor: the monitor's time slices (monitor.c), and hog.c's relief,
+ * which the monitor starts. On one P (kgo_gomaxprocs(1)), where nothing
+ * can be stolen and only preemption lets a second goroutine run.
  *  - a goroutine spinning through kgo_preempt_point() is preempted once
  *    its slice is over; one spinning without any kgo call loses its P
  *    to another M a slice later (hog.c);
@@ -88,7 +88,7 @@ static void spin_run(struct kunit *test, struct spin_ctx *x)
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
-static void kgo_preempt_spin_test(struct kunit *test)
+static void kgo_monitor_spin_test(struct kunit *test)
 {
 	struct spin_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	u64 before = KGO_TEST_PSTAT(preempts);
@@ -106,7 +106,7 @@ static void kgo_preempt_spin_test(struct kunit *test)
 		(x->other_ran - x->start) / 1000, (x->spawned - x->start) / 1000);
 }
 
-static void kgo_preempt_relief_test(struct kunit *test)
+static void kgo_monitor_relief_test(struct kunit *test)
 {
 	struct spin_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	u64 before = KGO_TEST_PSTAT(hog_reliefs);
@@ -190,7 +190,7 @@ static void relief_hog(void *arg)
  * accept loop was relieved, where two is the goal. Starts once the CPU
  * is down to one M (m_idle_ms), as kgo_block_one_spare_test does.
  */
-static void kgo_preempt_relief_ms_test(struct kunit *test)
+static void kgo_monitor_relief_ms_test(struct kunit *test)
 {
 	struct relief_ms_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	u64 before = KGO_TEST_PSTAT(hog_reliefs);
@@ -301,7 +301,7 @@ static void sleeper_run(void *arg)
  * on how much CPU the host gives the guest as much as on kgo: logged,
  * not judged (Go's test has no bound either).
  */
-static void kgo_preempt_timer_fairness_test(struct kunit *test)
+static void kgo_monitor_timer_fairness_test(struct kunit *test)
 {
 	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct sleeper *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
@@ -334,7 +334,7 @@ static void yielder_run(void *arg)
 }
 
 /* Go's TestYieldProgress, with hogs on every P. */
-static void kgo_preempt_yield_progress_test(struct kunit *test)
+static void kgo_monitor_yield_progress_test(struct kunit *test)
 {
 	struct hogs *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
 	struct kgo_waitgroup *wg = kunit_kzalloc(test, sizeof(*wg), GFP_KERNEL);
@@ -421,7 +421,7 @@ static void hog_run(void *arg)
  * have stopped, and counts all the while, as Go's light pair does until
  * its own end.
  */
-static void kgo_preempt_pingpong_hog_test(struct kunit *test)
+static void kgo_monitor_pingpong_hog_test(struct kunit *test)
 {
 	struct hog_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	struct hog_player *pl = kunit_kcalloc(test, 4, sizeof(*pl), GFP_KERNEL);
@@ -519,7 +519,7 @@ static void mark_exit_body(void *arg)
 	atomic_inc(READ_ONCE(g->preempt) ? &x->marked : &x->unmarked);
 }
 
-static void kgo_preempt_mark_exit_test(struct kunit *test)
+static void kgo_monitor_mark_exit_test(struct kunit *test)
 {
 	struct mark_exit_ctx *x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
 	int i;
@@ -536,22 +536,22 @@ static void kgo_preempt_mark_exit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kgo_test_wait_quiet(LONG_MS), 0);
 }
 
-static struct kunit_case kgo_preempt_cases[] = {
-	KUNIT_CASE(kgo_preempt_spin_test),
-	KUNIT_CASE(kgo_preempt_relief_test),
-	KUNIT_CASE(kgo_preempt_relief_ms_test),
-	KUNIT_CASE(kgo_preempt_timer_fairness_test),
-	KUNIT_CASE(kgo_preempt_yield_progress_test),
-	KUNIT_CASE(kgo_preempt_pingpong_hog_test),
-	KUNIT_CASE(kgo_preempt_mark_exit_test),
+static struct kunit_case kgo_monitor_cases[] = {
+	KUNIT_CASE(kgo_monitor_spin_test),
+	KUNIT_CASE(kgo_monitor_relief_test),
+	KUNIT_CASE(kgo_monitor_relief_ms_test),
+	KUNIT_CASE(kgo_monitor_timer_fairness_test),
+	KUNIT_CASE(kgo_monitor_yield_progress_test),
+	KUNIT_CASE(kgo_monitor_pingpong_hog_test),
+	KUNIT_CASE(kgo_monitor_mark_exit_test),
 	{}
 };
 
-static struct kunit_suite kgo_preempt_suite = {
-	.name = "kgo_preempt",
+static struct kunit_suite kgo_monitor_suite = {
+	.name = "kgo_monitor",
 	.init = kgo_test_procs_init,
 	.exit = kgo_test_procs_exit,
-	.test_cases = kgo_preempt_cases,
+	.test_cases = kgo_monitor_cases,
 };
 
-kunit_test_suite(kgo_preempt_suite);
+kunit_test_suite(kgo_monitor_suite);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kgo_uapi: the ioctl argument convention of uapi/linux/kgo.h, checked
+ * kgo_ioctl: the ioctl argument convention of uapi/linux/kgo.h, checked
  * through the real ioctl entry point with real user pointers.
  */
 
@@ -26,7 +26,7 @@ static long user_ioctl(unsigned int cmd, void *buf, size_t len)
 	return kgo_test_user_call(call_ioctl, &cmd, buf, len);
 }
 
-static void kgo_uapi_get_info_test(struct kunit *test)
+static void kgo_ioctl_get_info_test(struct kunit *test)
 {
 	struct kgo_info info = { .size = sizeof(info) };
 
@@ -39,7 +39,7 @@ static void kgo_uapi_get_info_test(struct kunit *test)
 }
 
 /* A caller built against the first version gets nothing written past it. */
-static void kgo_uapi_get_info_old_size_test(struct kunit *test)
+static void kgo_ioctl_get_info_old_size_test(struct kunit *test)
 {
 	struct kgo_info info = { .size = KGO_INFO_SIZE_VER0 };
 
@@ -53,7 +53,7 @@ static void kgo_uapi_get_info_old_size_test(struct kunit *test)
  * STATS from a binary built before struct kgo_stats grew: accepted, and
  * the fields it does not know are not written.
  */
-static void kgo_uapi_stats_old_size_test(struct kunit *test)
+static void kgo_ioctl_stats_old_size_test(struct kunit *test)
 {
 	struct kgo_stats *st = kunit_kzalloc(test, sizeof(*st), GFP_KERNEL);
 
@@ -71,7 +71,7 @@ static void kgo_uapi_stats_old_size_test(struct kunit *test)
 }
 
 /* The ioctls that need an fd's session say so, whatever the argument. */
-static void kgo_uapi_no_session_test(struct kunit *test)
+static void kgo_ioctl_no_session_test(struct kunit *test)
 {
 	static const unsigned int cmds[] = {
 		KGO_IOC_SUBMIT, KGO_IOC_WAIT, KGO_IOC_CANCEL, KGO_IOC_RING_SETUP,
@@ -85,12 +85,12 @@ static void kgo_uapi_no_session_test(struct kunit *test)
 				    "cmd %#x", cmds[i]);
 }
 
-static void kgo_uapi_null_test(struct kunit *test)
+static void kgo_ioctl_null_test(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, -EFAULT, user_ioctl(KGO_IOC_GET_INFO, NULL, 0));
 }
 
-static void kgo_uapi_bad_number_test(struct kunit *test)
+static void kgo_ioctl_bad_number_test(struct kunit *test)
 {
 	struct kgo_info info = { .size = sizeof(info) };
 
@@ -103,7 +103,7 @@ static void kgo_uapi_bad_number_test(struct kunit *test)
 				   &info, sizeof(info)));
 }
 
-static void kgo_uapi_short_size_test(struct kunit *test)
+static void kgo_ioctl_short_size_test(struct kunit *test)
 {
 	static const u32 sizes[] = { 0, 4, 8, KGO_INFO_SIZE_VER0 - 1 };
 	struct kgo_info info;
@@ -119,7 +119,7 @@ static void kgo_uapi_short_size_test(struct kunit *test)
 }
 
 /* A newer caller's larger struct: fine while its tail is zero. */
-static void kgo_uapi_long_size_test(struct kunit *test)
+static void kgo_ioctl_long_size_test(struct kunit *test)
 {
 	struct {
 		struct kgo_info info;
@@ -138,7 +138,7 @@ static void kgo_uapi_long_size_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, big.info.abi_version, 0u);
 }
 
-static void kgo_uapi_unknown_flags_test(struct kunit *test)
+static void kgo_ioctl_unknown_flags_test(struct kunit *test)
 {
 	static const u32 flags[] = { 1, 0x80000000u, ~0u };
 	struct kgo_info info;
@@ -155,45 +155,45 @@ static void kgo_uapi_unknown_flags_test(struct kunit *test)
 	}
 }
 
-static void kgo_uapi_reserved_test(struct kunit *test)
+static void kgo_ioctl_reserved_test(struct kunit *test)
 {
 	struct kgo_info info = { .size = sizeof(info), .__reserved = 1 };
 
 	KUNIT_EXPECT_EQ(test, -EINVAL, user_ioctl(KGO_IOC_GET_INFO, &info, sizeof(info)));
 }
 
-static int kgo_uapi_suite_init(struct kunit_suite *suite)
+static int kgo_ioctl_suite_init(struct kunit_suite *suite)
 {
 	return kgo_test_user_mem_init();
 }
 
-static void kgo_uapi_suite_exit(struct kunit_suite *suite)
+static void kgo_ioctl_suite_exit(struct kunit_suite *suite)
 {
 	kgo_test_user_mem_exit();
 }
 
-static struct kunit_case kgo_uapi_cases[] = {
-	KUNIT_CASE(kgo_uapi_get_info_test),
-	KUNIT_CASE(kgo_uapi_get_info_old_size_test),
-	KUNIT_CASE(kgo_uapi_stats_old_size_test),
-	KUNIT_CASE(kgo_uapi_no_session_test),
-	KUNIT_CASE(kgo_uapi_null_test),
-	KUNIT_CASE(kgo_uapi_bad_number_test),
-	KUNIT_CASE(kgo_uapi_short_size_test),
-	KUNIT_CASE(kgo_uapi_long_size_test),
-	KUNIT_CASE(kgo_uapi_unknown_flags_test),
-	KUNIT_CASE(kgo_uapi_reserved_test),
+static struct kunit_case kgo_ioctl_cases[] = {
+	KUNIT_CASE(kgo_ioctl_get_info_test),
+	KUNIT_CASE(kgo_ioctl_get_info_old_size_test),
+	KUNIT_CASE(kgo_ioctl_stats_old_size_test),
+	KUNIT_CASE(kgo_ioctl_no_session_test),
+	KUNIT_CASE(kgo_ioctl_null_test),
+	KUNIT_CASE(kgo_ioctl_bad_number_test),
+	KUNIT_CASE(kgo_ioctl_short_size_test),
+	KUNIT_CASE(kgo_ioctl_long_size_test),
+	KUNIT_CASE(kgo_ioctl_unknown_flags_test),
+	KUNIT_CASE(kgo_ioctl_reserved_test),
 	{}
 };
 
-static struct kunit_suite kgo_uapi_suite = {
-	.name = "kgo_uapi",
-	.suite_init = kgo_uapi_suite_init,
-	.suite_exit = kgo_uapi_suite_exit,
-	.test_cases = kgo_uapi_cases,
+static struct kunit_suite kgo_ioctl_suite = {
+	.name = "kgo_ioctl",
+	.suite_init = kgo_ioctl_suite_init,
+	.suite_exit = kgo_ioctl_suite_exit,
+	.test_cases = kgo_ioctl_cases,
 };
 
-kunit_test_suites(&kgo_uapi_suite);
+kunit_test_suites(&kgo_ioctl_suite);
 
 MODULE_LICENSE("GPL");
 KGO_MODULE_IMPORT();
