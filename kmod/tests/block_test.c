@@ -467,12 +467,21 @@ static void kgo_block_burst_test(struct kunit *test)
 		kgo_wg_wait_timeout(&b->wg, LONG_MS * MS);
 		return;
 	}
+	/*
+	 * Until every blocker sleeps, every nop ran, and every blocked P
+	 * was handed off. A P whose M blocked with nothing queued, while
+	 * another P idles, is left to it for up to 10 ms (kgo_retake(),
+	 * Go's retake): released sooner, that last blocker was never
+	 * handed off, and the count fell one short on a slow guest.
+	 */
 	end = jiffies + msecs_to_jiffies(LONG_MS);
 	do {
 		msleep(10);
 		blockers = atomic_read(&b->next_blocker);
 		nops = atomic_read(&b->next_nop);
-	} while ((blockers < BURST_BLOCKERS || nops < BURST_NOPS) && time_before(jiffies, end));
+	} while ((blockers < BURST_BLOCKERS || nops < BURST_NOPS ||
+		  KGO_TEST_PSTAT(handoffs) - handoffs < BURST_BLOCKERS) &&
+		 time_before(jiffies, end));
 	released = ktime_get_ns();
 	complete_all(&b->release);
 	KUNIT_EXPECT_EQ(test, kgo_wg_wait_timeout(&b->wg, LONG_MS * MS), 0);
