@@ -35,6 +35,8 @@
  *             the direct switch, park, yield, preemption, exit
  *   sched.c   this essay; findrunnable, spinning and stealing, the M's
  *             loop, newproc and readiness, injection, init and exit
+ *   core.c    switch.c and sched.c built as one unit, so that the M's
+ *             loop inlines kgo_execute()
  *
  * The one call up out of the core is kgo_feed_started() (feed.h).
  *
@@ -193,6 +195,7 @@
 #include "stats.h"
 #include "switch.h"
 #include "trace.h"
+/* kgo_execute() is switch.c's, static: core.c builds both files as one. */
 
 #define KGO_STEAL_TRIES		4
 

@@ -161,7 +161,7 @@ static __always_inline void kgo_g_start_stats(struct kgo_p *p, struct kgo_g *g)
  * Runs @g on @m until it switches back, then does what it asked. This is
  * Go's execute + gogo, and the g0 halves of gosched_m, park_m, goexit0.
  */
-void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
+static void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit)
 {
 	struct kgo_sched *sched = m->sched;
 	struct kgo_p *p = m->p;

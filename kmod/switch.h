@@ -19,8 +19,10 @@ struct kgo_g *kgo_switch(unsigned long *save_sp, unsigned long *load_sp,
 void kgo_g_entry(void);
 void __noreturn kgo_g_main(struct kgo_g *g);
 
-/* switch.c: the M's side, for its loop (kgo_schedule(), sched.c) */
-void kgo_execute(struct kgo_m *m, struct kgo_g *g, bool inherit);
+/*
+ * switch.c: the M's side, for its loop (kgo_schedule(), sched.c). Its
+ * kgo_execute() is static: core.c builds switch.c and sched.c as one unit.
+ */
 void kgo_stackwait_kick(struct kgo_sched *sched, u32 n);
 void kgo_stackwait_retry_fn(struct work_struct *work);
 
