@@ -95,9 +95,9 @@ static void counts_nop(void *arg)
 {
 }
 
-static void counts_spawner(void *arg)
+/* @r->n nops, each a goroutine of the run's WaitGroup, from the caller. */
+static void counts_spawn_n(struct counts_run *r)
 {
-	struct counts_run *r = arg;
 	s64 ret;
 	u64 i;
 
@@ -108,6 +108,11 @@ static void counts_spawner(void *arg)
 			return;
 		}
 	}
+}
+
+static void counts_spawner(void *arg)
+{
+	counts_spawn_n(arg);
 }
 
 static void counts_sleeper(void *arg)
@@ -157,16 +162,7 @@ static void counts_start_spawn_g(struct counts_run *r)
 
 static void counts_start_spawn_ext(struct counts_run *r)
 {
-	s64 ret;
-	u64 i;
-
-	for (i = 0; i < r->n; i++) {
-		ret = kgo_go_wg(&r->wg, counts_nop, NULL, GFP_KERNEL);
-		if (ret < 0) {
-			counts_err(r, ret);
-			return;
-		}
-	}
+	counts_spawn_n(r);
 }
 
 static void counts_start_timer(struct counts_run *r)

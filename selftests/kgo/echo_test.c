@@ -222,18 +222,6 @@ static int loopback_up(void)
 	return err;
 }
 
-static int load(const char *path, const char *params)
-{
-	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
-
-	if (mfd < 0)
-		return errno;
-	ret = syscall(SYS_finit_module, mfd, params, 0);
-	err = errno;
-	close(mfd);
-	return ret ? err : 0;
-}
-
 #define BACKLOG_PATH	"/proc/sys/net/core/netdev_max_backlog"
 #define BACKLOG_BURST	16384
 
@@ -347,7 +335,7 @@ FIXTURE_SETUP(echo)
 	ASSERT_FALSE(listening()) TH_LOG("port %d is taken before the load", PORT);
 	self->goroutines = goroutines_alive();
 	snprintf(params, sizeof(params), "port=%d", PORT);
-	err = load(self->path, params);
+	err = load_module(self->path, params);
 	ASSERT_EQ(0, err) TH_LOG("loading %s: %s", self->path, strerror(err));
 	self->loaded = true;
 	end = now_ns() + 10 * NSEC;

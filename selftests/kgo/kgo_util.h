@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -180,6 +181,19 @@ static inline long long pstat_sum(int fd, size_t off)
 }
 
 #define PSTAT_SUM(fd, field)	pstat_sum(fd, offsetof(struct kgo_proc_stats, field))
+
+/* finit_module(@path, @params): 0 or an errno. */
+static inline int load_module(const char *path, const char *params)
+{
+	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
+
+	if (mfd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, mfd, params, 0);
+	err = errno;
+	close(mfd);
+	return ret ? err : 0;
+}
 
 /* Writes @s to @path; 0 or an errno. */
 static inline int write_str(const char *path, const char *s)

@@ -128,19 +128,6 @@ static int read_params(char *buf, size_t len)
 	return n < len ? 0 : -1;
 }
 
-/* finit_module(@path, @params): 0 or an errno. */
-static int load(const char *path, const char *params)
-{
-	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
-
-	if (mfd < 0)
-		return errno;
-	ret = syscall(SYS_finit_module, mfd, params, 0);
-	err = errno;
-	close(mfd);
-	return ret ? err : 0;
-}
-
 FIXTURE_SETUP(kill)
 {
 	const char *path = getenv("KGO_MODULE") ?: DEFAULT_MODULE;
@@ -157,7 +144,7 @@ FIXTURE_TEARDOWN(kill)
 {
 	/* Whatever happened, leave kgo loaded as it was. */
 	if (self->params[0] && !module_loaded()) {
-		int err = load(self->module, self->params);
+		int err = load_module(self->module, self->params);
 
 		if (err)
 			fprintf(stderr, "# reloading %s: %s\n", self->module, strerror(err));
@@ -422,7 +409,7 @@ TEST_F_TIMEOUT(kill, kill_then_rmmod, 2400)
 		EXPECT_FALSE(module_loaded());
 
 		/* Back, as it was. */
-		err = load(self->module, self->params);
+		err = load_module(self->module, self->params);
 		ASSERT_EQ(0, err) TH_LOG("finit_module %s %s: %s", self->module, self->params,
 					 strerror(err));
 		err = kgo_nop_works(30 * NSEC);

@@ -61,19 +61,6 @@ static const char *const bad_params[] = {
 	"max_mem_mb=1000000000", "stack_pool_max=2000000",
 };
 
-/* Loads @path with @params; returns 0 or an errno. */
-static int load(const char *path, const char *params)
-{
-	int mfd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
-
-	if (mfd < 0)
-		return errno;
-	ret = syscall(SYS_finit_module, mfd, params, 0);
-	err = errno;
-	close(mfd);
-	return ret ? err : 0;
-}
-
 TEST_F(kgo, unload_refused_while_open)
 {
 	struct kgo_info info = { 0 };
@@ -144,12 +131,12 @@ TEST_F_TIMEOUT(kgo, unload_with_tasks_in_flight, 300)
 
 	/* Out-of-range parameters: refused, with nothing left loaded. */
 	for (size_t i = 0; i < sizeof(bad_params) / sizeof(bad_params[0]); i++) {
-		EXPECT_EQ(EINVAL, load(path, bad_params[i])) {
+		EXPECT_EQ(EINVAL, load_module(path, bad_params[i])) {
 			TH_LOG("%s", bad_params[i]);
 		}
 		EXPECT_FALSE(module_loaded());
 	}
-	err = load(path, "");
+	err = load_module(path, "");
 	ASSERT_EQ(0, err) TH_LOG("finit_module %s: %s", path, strerror(err));
 
 	/* devtmpfs makes the node as misc_register() returns; allow a little. */
