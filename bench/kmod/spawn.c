@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "spawn": start, run and finish n empty tasks, and wait for all of
- * them; ns per task. The tasks count themselves down on one atomic and
- * the last completes the waiter, the same for every implementation:
+ * Start, run and finish n empty tasks, and wait for all of them; ns per
+ * task. The tasks count themselves down on one atomic and the last
+ * completes the waiter, the same for every implementation. Two rows,
+ * each like for like:
  *
- *   kgo             kgo_go() from a goroutine, as a Go program spawns
- *                   (runnext, the P's ring, overflow to the global queue)
- *   kgo_ext         kgo_go() from a thread: each G goes, under
+ * "spawn", from a goroutine, as a Go program spawns (bench/go's row):
+ *
+ *   kgo             kgo_go() from a goroutine (runnext, the P's ring,
+ *                   overflow to the global queue)
+ *
+ * "spawn_ext", from a thread, as a driver hands work off:
+ *
+ *   kgo             kgo_go() from a thread: each G goes, under
  *                   sched.lock, to an idle P if there is one, else to
- *                   the global queue, as a workqueue item would
- *   workqueue       queue_work_on() round the online CPUs, work items
- *                   preallocated
+ *                   the global queue
+ *   workqueue       queue_work() on a bound workqueue: the spawner's CPU
  *   kthread         kthread_create() + wake_up_process() per task, on a
  *                   thousandth of n: each costs a fork by kthreadd, some
  *                   milliseconds under emulation
- *   kthread_worker  kthread_queue_work() round one worker per CPU
+ *   kthread_worker  kthread_queue_work() to the worker of the spawner's
+ *                   CPU, one worker per CPU
+ *
+ * Each task's item is allocated inside the timed loop and freed by the
+ * task, as kgo_go() makes its G there: a caller that hands off work has
+ * a request to put it in, made when the work arises. And the peers
+ * queue where the spawner runs, which is what queue_work() does, rather
+ * than round the CPUs, which would charge each item a cross-CPU wake-up
+ * that kgo's spawns from a thread, readied onto idle Ps, pay only per
+ * idle P.
  */
 
 #include <linux/completion.h>
@@ -151,21 +165,16 @@ static int spawn_kgo_ext(u64 n, u64 *done, u64 *ns)
 
 static void spawn_work_fn(struct work_struct *work)
 {
+	/* The workqueue lets an item's function free it. */
+	kfree(work);
 	spawn_count(1);
-}
-
-/* The next online CPU after @cpu, round and round. */
-static int spawn_next_cpu(int cpu)
-{
-	cpu = cpumask_next(cpu, cpu_online_mask);
-	return cpu < nr_cpu_ids ? cpu : cpumask_first(cpu_online_mask);
 }
 
 static int spawn_workqueue(u64 n, u64 *done, u64 *ns)
 {
 	struct workqueue_struct *wq;
-	struct work_struct *works;
-	int cpu = cpumask_first(cpu_online_mask);
+	struct work_struct *work;
+	int err = 0;
 	u64 i, t0;
 
 	/*
@@ -183,26 +192,23 @@ static int spawn_workqueue(u64 n, u64 *done, u64 *ns)
 #endif
 	if (!wq)
 		return -ENOMEM;
-	works = kvmalloc_array(n, sizeof(*works), GFP_KERNEL);
-	if (!works) {
-		destroy_workqueue(wq);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++)
-		INIT_WORK(&works[i], spawn_work_fn);
 
 	t0 = ktime_get_ns();
 	for (i = 0; i < n && !spawn_stop(i); i++) {
-		queue_work_on(cpu, wq, &works[i]);
-		cpu = spawn_next_cpu(cpu);
+		work = kmalloc(sizeof(*work), GFP_KERNEL);
+		if (!work) {
+			err = -ENOMEM;
+			break;
+		}
+		INIT_WORK(work, spawn_work_fn);
+		queue_work(wq, work);
 	}
 	spawn_run_end(i, n);
 	*ns = spawn_run_wait(t0);
 	*done = i;
 
 	destroy_workqueue(wq);
-	kvfree(works);
-	return 0;
+	return err;
 }
 
 /* --- kthread ------------------------------------------------------- */
@@ -255,22 +261,21 @@ static int spawn_kthread(u64 n, u64 *done, u64 *ns)
 
 static void spawn_kwork_fn(struct kthread_work *work)
 {
+	/* Nothing of the worker's touches the item after its function. */
+	kfree(work);
 	spawn_count(1);
 }
 
 static int spawn_kthread_worker(u64 n, u64 *done, u64 *ns)
 {
 	struct kthread_worker **workers;
-	struct kthread_work *works;
-	int cpu, nw = 0, err = 0;
+	struct kthread_work *work;
+	int cpu, err = 0;
 	u64 i, t0;
 
 	workers = kcalloc(nr_cpu_ids, sizeof(*workers), GFP_KERNEL);
-	works = kvmalloc_array(n, sizeof(*works), GFP_KERNEL);
-	if (!workers || !works) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!workers)
+		return -ENOMEM;
 	/* One worker per CPU, bound there, as kgo has one P per CPU. */
 	for_each_online_cpu(cpu) {
 		struct kthread_worker *w;
@@ -284,21 +289,34 @@ static int spawn_kthread_worker(u64 n, u64 *done, u64 *ns)
 			err = PTR_ERR(w);
 			goto out;
 		}
-		workers[nw++] = w;
+		workers[cpu] = w;
 	}
-	for (i = 0; i < n; i++)
-		kthread_init_work(&works[i], spawn_kwork_fn);
 
 	t0 = ktime_get_ns();
-	for (i = 0; i < n && !spawn_stop(i); i++)
-		kthread_queue_work(workers[i % nw], &works[i]);
+	for (i = 0; i < n && !spawn_stop(i); i++) {
+		work = kmalloc(sizeof(*work), GFP_KERNEL);
+		if (!work) {
+			err = -ENOMEM;
+			break;
+		}
+		kthread_init_work(work, spawn_kwork_fn);
+		/*
+		 * The spawner may migrate between two items, or its CPU go
+		 * offline after the workers were made: any online worker
+		 * will do then, the next item goes home again.
+		 */
+		cpu = raw_smp_processor_id();
+		if (!workers[cpu])
+			cpu = cpumask_first(cpu_online_mask);
+		kthread_queue_work(workers[cpu], work);
+	}
 	spawn_run_end(i, n);
 	*ns = spawn_run_wait(t0);
 	*done = i;
 out:
-	while (nw)
-		kthread_destroy_worker(workers[--nw]);
-	kvfree(works);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (workers[cpu])
+			kthread_destroy_worker(workers[cpu]);
 	kfree(workers);
 	return err;
 }
@@ -306,15 +324,16 @@ out:
 /* ------------------------------------------------------------------- */
 
 static const struct spawn_impl {
+	const char *metric;
 	const char *name;
 	int (*run)(u64 n, u64 *done, u64 *ns);
 	unsigned int div;	/* runs n / div tasks */
 } spawn_impls[] = {
-	{ "kgo",		spawn_kgo,		1 },
-	{ "kgo_ext",		spawn_kgo_ext,		1 },
-	{ "workqueue",		spawn_workqueue,	1 },
-	{ "kthread",		spawn_kthread,		1000 },
-	{ "kthread_worker",	spawn_kthread_worker,	1 },
+	{ "spawn",	"kgo",			spawn_kgo,		1 },
+	{ "spawn_ext",	"kgo",			spawn_kgo_ext,		1 },
+	{ "spawn_ext",	"workqueue",		spawn_workqueue,	1 },
+	{ "spawn_ext",	"kthread",		spawn_kthread,		1000 },
+	{ "spawn_ext",	"kthread_worker",	spawn_kthread_worker,	1 },
 };
 
 /* One run of up to @n tasks, in @budget ns: how many, and their time. */
@@ -345,9 +364,9 @@ void kgo_bench_spawn(const struct kgo_bench_cfg *cfg)
 		if (!ret && !done)
 			ret = -ETIMEDOUT;
 		if (ret)
-			kgo_bench_report_error("spawn", s->name, ret);
+			kgo_bench_report_error(s->metric, s->name, ret);
 		else
-			kgo_bench_report("spawn", s->name, "ns/op", ns, done,
+			kgo_bench_report(s->metric, s->name, "ns/op", ns, done,
 					 "\"iters\":%llu", done);
 	}
 }
