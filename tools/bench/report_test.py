@@ -79,5 +79,33 @@ class ReportTest(unittest.TestCase):
         self.assertIn("tree_parallel_speedup: not derived: tree_allp's figure is 0", out)
 
 
+def cases(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from cases(t)
+        else:
+            yield t
+
+
+def main():
+    """TAP, a line a case, as make check counts the host's tests."""
+    verbose = "-v" in sys.argv[1:]
+    tests = list(cases(unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])))
+    print(f"1..{len(tests)}")
+    failed = 0
+    for n, t in enumerate(tests, 1):
+        r = unittest.TestResult()
+        t.run(r)
+        for _, tb in r.failures + r.errors:
+            for line in tb.rstrip().splitlines():
+                print("# " + line)
+        ok = r.wasSuccessful()
+        failed += not ok
+        if verbose or not ok:
+            print(f"# {t.id()}")
+        print(f"{'ok' if ok else 'not ok'} {n} report_test {t.id().split('.', 1)[1]}")
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
-    unittest.main()
+    sys.exit(main())
