@@ -25,8 +25,9 @@
 #   make tools        libkgo, tools/kgoctl/kgoctl, examples/ and the selftest
 #                     binaries
 #   make examples     examples/: two small programs that use libkgo
-#   make check-tools  the host-side tests of kgoctl and libkgo, which need
-#                     no VM and no /dev/kgo (make check runs them first)
+#   make check-tools  the host-side tests of kgoctl, libkgo and the bench
+#                     report, which need no VM and no /dev/kgo (make check
+#                     runs them first)
 #   make install-tools  libkgo (lib, headers, pkg-config, man3) and kgoctl
 #                     (sbin, man8, bash completion) into DESTDIR/PREFIX
 #   make style        checkpatch.pl over the project's C files, the core's layering
@@ -113,6 +114,7 @@ examples:
 check-tools:
 	$(MAKE) -s -C tools/kgoctl check
 	$(MAKE) -s -C libkgo check
+	python3 tools/bench/report_test.py
 
 install-tools:
 	$(MAKE) -C libkgo install

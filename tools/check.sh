@@ -80,8 +80,9 @@ counts() {
 # kgoctl and libkgo on the host, no VM and no /dev/kgo needed (make
 # check-tools): help, --json, the man page and completion in step with
 # the code, the exports, a program built against an installed libkgo
-# through pkg-config. Each TAP line is a case.
-note "host: kgoctl and libkgo (make check-tools)"
+# through pkg-config, and tools/bench/report's tests (report_test.py).
+# Each TAP line is a case.
+note "host: kgoctl, libkgo and the bench report (make check-tools)"
 mkdir -p "$KGO_OUT/logs"
 tlog=$KGO_OUT/logs/check-tools.log
 trc=0

@@ -28,7 +28,9 @@ import (
 )
 
 // A benchmark runs its workload of size n and says how long it took.
-// The size is a count of operations, or for a tree its depth.
+// The size is a count of operations, or for a tree its depth. A
+// workload of the scheduler under load (load.go) runs with load
+// instead, and says how many operations it did as well.
 type benchmark struct {
 	metric string
 	unit   string
@@ -36,18 +38,28 @@ type benchmark struct {
 	iters  int64 // the size by default
 	smoke  int64 // the size in smoke mode
 	run    func(n int64) time.Duration
+	load   func(n int64) loadResult
 }
 
 var benchmarks = []benchmark{
-	{"spawn", "ns/op", false, 200000, 1000, spawn},
-	{"yield_pingpong", "ns/op", false, 200000, 1000, yieldPingpong},
-	{"chan_pingpong", "ns/op", false, 100000, 1000, chanPingpong},
+	{metric: "spawn", unit: "ns/op", iters: 200000, smoke: 1000, run: spawn},
+	{metric: "yield_pingpong", unit: "ns/op", iters: 200000, smoke: 1000, run: yieldPingpong},
+	{metric: "chan_pingpong", unit: "ns/op", iters: 100000, smoke: 1000, run: chanPingpong},
 	// The trees' depths are bench/kmod's defaults (tree.c): each waiting
 	// kgo node holds a 16 KiB kernel stack, and deep trees would not fit
 	// the 1 GiB test VM. The bench job passes kgo's depth with -depth,
 	// so that both sides run the same tree.
-	{"tree_1p", "ms", true, 14, 12, tree1P},
-	{"tree_allp", "ms", true, 14, 12, treeAllP},
+	{metric: "tree_1p", unit: "ms", tree: true, iters: 14, smoke: 12, run: tree1P},
+	{metric: "tree_allp", unit: "ms", tree: true, iters: 14, smoke: 12, run: treeAllP},
+	// The scheduler under load (load.go); sizes as bench/kmod/sched_load.c.
+	{metric: "yield_n2", unit: "ns/op", iters: yieldOps, smoke: loadSmokeOps, load: yieldN(2)},
+	{metric: "yield_n100", unit: "ns/op", iters: yieldOps, smoke: loadSmokeOps, load: yieldN(100)},
+	{metric: "yield_n10000", unit: "ns/op", iters: yieldOps, smoke: loadSmokeOps, load: yieldN(10000)},
+	{metric: "chan_buf", unit: "ns/op", iters: chanBufOps, smoke: loadSmokeOps, load: chanBuf},
+	{metric: "select4", unit: "ns/op", iters: select4Ops, smoke: loadSmokeOps, load: select4},
+	{metric: "chan_fanin", unit: "ns/op", iters: faninOps, smoke: loadSmokeOps, load: chanFanin},
+	{metric: "mutex_contended", unit: "ns/op", iters: mutexOps, smoke: loadSmokeOps,
+		load: mutexContended},
 }
 
 // report turns the time a run of size n took into its result line: a
@@ -64,6 +76,14 @@ func (b benchmark) report(n int64, d time.Duration) result {
 	return r
 }
 
+// reportLoad: the time per operation done, and how many were done (a
+// run of n operations does at least one per goroutine).
+func (b benchmark) reportLoad(l loadResult) result {
+	return result{Metric: b.metric, Impl: "go", Unit: b.unit,
+		Value: float64(l.d.Nanoseconds()) / float64(l.ops), Iters: l.ops,
+		Goroutines: l.goroutines, Contended: l.contended}
+}
+
 const maxDepth = 24
 
 func min(a, b int64) int64 {
@@ -74,11 +94,13 @@ func min(a, b int64) int64 {
 }
 
 type result struct {
-	Metric string  `json:"metric"`
-	Impl   string  `json:"impl"`
-	Unit   string  `json:"unit"`
-	Value  float64 `json:"value"`
-	Iters  int64   `json:"iters"`
+	Metric     string  `json:"metric"`
+	Impl       string  `json:"impl"`
+	Unit       string  `json:"unit"`
+	Value      float64 `json:"value"`
+	Iters      int64   `json:"iters"`
+	Goroutines int64   `json:"goroutines,omitempty"`
+	Contended  *int64  `json:"contended,omitempty"`
 }
 
 func main() {
@@ -100,8 +122,14 @@ func main() {
 	out := json.NewEncoder(os.Stdout)
 	for _, b := range chosen {
 		n := sizeOf(b, *smoke, *scale, *depth)
-		b.run(warmSize(b, n))
-		r := b.report(n, b.run(n))
+		var r result
+		if b.load != nil {
+			b.load(warmSize(b, n))
+			r = b.reportLoad(b.load(n))
+		} else {
+			b.run(warmSize(b, n))
+			r = b.report(n, b.run(n))
+		}
 		if err := out.Encode(&r); err != nil {
 			fmt.Fprintln(os.Stderr, "gobench: stdout:", err)
 			os.Exit(1)

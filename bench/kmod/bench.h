@@ -127,6 +127,11 @@ void kgo_bench_fair_kgo_go(const struct kgo_bench_cfg *cfg);
 void kgo_bench_fair_pingpong_hog(const struct kgo_bench_cfg *cfg);
 void kgo_bench_blocking(const struct kgo_bench_cfg *cfg);
 void kgo_bench_counts(const struct kgo_bench_cfg *cfg);
+void kgo_bench_yield_n(const struct kgo_bench_cfg *cfg);
+void kgo_bench_chan_buf(const struct kgo_bench_cfg *cfg);
+void kgo_bench_select4(const struct kgo_bench_cfg *cfg);
+void kgo_bench_chan_fanin(const struct kgo_bench_cfg *cfg);
+void kgo_bench_mutex_contended(const struct kgo_bench_cfg *cfg);
 
 /* switch_asm.S: kmod/switch_64.S, assembled under names of our own. */
 void *kgo_bench_switch(unsigned long *save_sp, unsigned long *load_sp, void *prev);

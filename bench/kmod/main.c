@@ -18,7 +18,10 @@
  * behind a backlog that bench/fair makes. So does blocking (blocking.c),
  * its own step of make bench, which creates up to 10,000 threads. So
  * does counts (counts.c), its own step too: counters of the whole
- * machine, read around batches that must run alone.
+ * machine, read around batches that must run alone. And so do the
+ * scheduler-under-load rows (sched_load.c: yield_n, chan_buf, select4,
+ * chan_fanin, mutex_contended), make bench's step sched_load, which
+ * runs them beside Go's own.
  */
 
 #include <linux/init.h>
@@ -84,6 +87,11 @@ static const struct kgo_bench_workload {
 	{ "fair_pingpong_hog",	kgo_bench_fair_pingpong_hog, true },
 	{ "blocking",		kgo_bench_blocking, true },
 	{ "counts",		kgo_bench_counts, true },
+	{ "yield_n",		kgo_bench_yield_n, true },
+	{ "chan_buf",		kgo_bench_chan_buf, true },
+	{ "select4",		kgo_bench_select4, true },
+	{ "chan_fanin",		kgo_bench_chan_fanin, true },
+	{ "mutex_contended",	kgo_bench_mutex_contended, true },
 	{ "max_queued",		kgo_bench_max_queued, true, true },
 };
 

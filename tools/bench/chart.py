@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The SVG chart of `make bench` (tools/bench/report writes it).
 
-One panel per group (hot paths, rings, blocking, net, fairness, other),
+One panel per group (the scheduler under load, hot paths, rings,
+blocking, net, fairness, other),
 and in it one small plot per metric: kgo's bar beside each peer's, in
 the metric's own unit on a linear scale from 0, whiskers from min to
 max, each bar labelled with its median. A goal, where the row has one,
@@ -33,6 +34,8 @@ AXIS_W, BASE_PAD = 44, 38     # left of the bars; below them (impl names)
 
 # Groups by metric prefix, in the order shown; the first match wins.
 GROUPS = [
+    # Before the hot paths, whose "yield" and "chan" would take them.
+    ("Scheduler under load", ("yield_n", "chan_buf", "select", "chan_fanin", "mutex_")),
     ("Hot paths", ("spawn", "yield", "chan", "switch_raw", "wake", "tree", "mem",
                    "handoff")),
     ("Rings (NOPs)", ("nop_",)),

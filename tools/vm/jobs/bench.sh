@@ -384,6 +384,12 @@ steps() {
 	# kgo's costly events per operation (bench/kmod/counts.c): sched.lock
 	# acquisitions, shared atomics, cross-CPU wake-ups of an M.
 	step counts kgo kmod_only counts
+	# The scheduler under load: N runnable goroutines yielding, a
+	# buffered channel, select over 4, fan-in, a contended mutex; kgo
+	# (bench/kmod/sched_load.c) and Go (bench/go/load.go), one step each.
+	step sched_load kgo kmod_only yield_n,chan_buf,select4,chan_fanin,mutex_contended
+	step sched_load go $bin/gobench $size \
+		-run yield_n2,yield_n100,yield_n10000,chan_buf,select4,chan_fanin,mutex_contended
 	# The fairness group: each against its goal (bench/fair).
 	for f in sleep session block; do
 		step "fair_$f" kgo $bin/fairbench $size -run $f
