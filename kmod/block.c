@@ -214,7 +214,7 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 			kgo_newm_spare(p);
 		taken = true;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	/*
 	 * Blocked until now, not until the tick's @now: with trace_clock
 	 * "mono" (the same clock), the event's time less blocked_ns is

@@ -150,7 +150,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 	if (p && !p->gfree && READ_ONCE(sched->ngfree)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		p->gfree = kgo_gfree_global_take(sched, false, &n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		p->ngfree = n;
 	}
 	if (p && p->gfree) {
@@ -160,7 +160,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 	} else if (!p && READ_ONCE(sched->ngfree)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_gfree_global_take(sched, true, &n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 	}
 	if (g)
 		kgo_g_clear(g);
@@ -190,7 +190,7 @@ struct kgo_g *kgo_gcache_get(struct kgo_gcache *c)
 			return NULL;
 		kgo_sched_lock_irqsave(sched, flags);
 		c->head = kgo_gfree_global_take(sched, false, &c->n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (!c->n)
 			return NULL;
 	}
@@ -251,12 +251,12 @@ static void kgo_gfree_spill(struct kgo_sched *sched, struct kgo_gqueue *q,
 
 	kgo_sched_lock_irqsave(sched, flags);
 	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_g_release_all(q);
 		return;
 	}
 	kgo_gfree_global_put(sched, q, n);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -370,7 +370,7 @@ unsigned long kgo_gfree_shrink(unsigned long nr)
 	while (freed < nr) {
 		kgo_sched_lock_irq(sched);
 		batch = kgo_gfree_global_take(sched, false, &n);
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		if (!batch)
 			break;
 		kgo_g_free_chain(batch);

@@ -133,7 +133,7 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
 		return;
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_newm_spare(p);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -195,7 +195,7 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 	p->relief_tick = tick;
 	asked = true;
 out:
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return asked;
 }
 
@@ -259,7 +259,7 @@ bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p)
 	kgo_sched_lock_irq(sched);
 	hog = p->relieved_m;
 	WRITE_ONCE(p->relieved_m, NULL);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	if (!hog)
 		return false;
 	mutex_lock(&hog->affinity_lock);

@@ -302,7 +302,7 @@ again:
 		if (p->mcount < kgo_max_ms && !p->nmidle && !p->mtransit)
 			what = NEWM_SPARE;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (what == NEWM_NONE)
 		return;
 
@@ -322,7 +322,7 @@ again:
 		}
 		kgo_pidleput(sched, p);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /*
@@ -350,7 +350,7 @@ void kgo_wakep_slow(struct kgo_sched *sched)
 		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_dec(&sched->nmspinning);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -383,11 +383,11 @@ void kgo_put_outside(struct kgo_g *g)
 		 */
 		kgo_runqput(p, g, false);
 		kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		return;
 	}
 	kgo_globrunqput(sched, g);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	kgo_wakep();
 }
 
@@ -402,7 +402,7 @@ void kgo_start_idle(struct kgo_sched *sched, u32 n)
 		p = sched->stopping ? NULL : kgo_pidleget(sched, NULL);
 		if (p)
 			kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (!p)
 			break;
 	}
@@ -459,7 +459,7 @@ static void kgo_m_settle(struct kgo_m *m)
 	mutex_lock(&m->affinity_lock);
 	kgo_sched_lock_irqsave(m->sched, flags);
 	WRITE_ONCE(m->relieved, false);
-	spin_unlock_irqrestore(&m->sched->lock, flags);
+	raw_spin_unlock_irqrestore(&m->sched->lock, flags);
 	kgo_m_rebind(m);
 	mutex_unlock(&m->affinity_lock);
 }
@@ -488,7 +488,7 @@ static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
 
 	kgo_sched_lock_irqsave(sched, flags);
 	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return p;
 }
 
@@ -610,7 +610,7 @@ enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 		taken = kgo_hog_takeover(m, p);
 		if (!taken)
 			m->home->mtransit++;	/* until kgo_stopm() */
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		return taken ? KGO_NEXTP_TAKEN : KGO_NEXTP_NONE;
 	}
 	if (!p)
@@ -637,7 +637,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 	for (;;) {
 		lockdep_assert_held(&sched->lock);
 		if (sched->stopping) {
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			return false;
 		}
 		if (home->wantm) {
@@ -649,7 +649,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 			}
 			p = home;
 			spinning = home->wantm_spinning;
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			break;
 		}
 		if (home->wantrelief) {
@@ -660,7 +660,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 			 */
 			home->wantrelief = false;
 			if (kgo_hog_takeover(m, home)) {
-				spin_unlock_irqrestore(&sched->lock, flags);
+				raw_spin_unlock_irqrestore(&sched->lock, flags);
 				return true;
 			}
 		}
@@ -668,7 +668,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 		m->idle_since = jiffies;
 		list_add(&m->idle_node, &home->midle);
 		home->nmidle++;
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 		kgo_m_park(m);
 		switch (kgo_take_nextp(m)) {
@@ -757,7 +757,7 @@ void kgo_p_stop_held(struct kgo_m *m)
 	WRITE_ONCE(p->status, KGO_P_OFFLINE);
 	WRITE_ONCE(sched->gomaxprocs, sched->gomaxprocs - 1);
 	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	wake_up_all(&sched->pstop_wq);
 	if (queued)
 		kgo_start_idle(sched, queued);
@@ -770,6 +770,6 @@ bool kgo_m_stop_pless(struct kgo_m *m)
 
 	kgo_sched_lock_irqsave(m->sched, flags);
 	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&m->sched->lock, flags);
+	raw_spin_unlock_irqrestore(&m->sched->lock, flags);
 	return kgo_stopm(m);
 }

@@ -166,7 +166,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	if (!p)
 		home->mtransit++;	/* until its kgo_stopm() */
 	m->woken = true;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 	if (home->cpu != raw_smp_processor_id())
 		kgo_count(KGO_COUNT_XCPU_WAKE);

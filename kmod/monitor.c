@@ -375,7 +375,7 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 			kgo_m_wake(m, NULL, false);	/* makes it exit */
 		}
 	}
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	if (list_empty(&dead))
 		return;
 
@@ -396,7 +396,7 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 
 	kgo_sched_lock_irq(sched);
 	if (atomic_read(&sched->npidle) != sched->gomaxprocs) {
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		return;
 	}
 	/* Ms that kgo_monitor_reap() will stop: wake up for them. */
@@ -404,14 +404,14 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 		spare |= sched->allp[i]->nmidle > 1;
 	sched->monitor_waiting = true;
 	set_current_state(TASK_IDLE);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	if (!kthread_should_stop())
 		schedule_timeout(spare ? HZ : MAX_SCHEDULE_TIMEOUT);
 	__set_current_state(TASK_RUNNING);
 
 	kgo_sched_lock_irq(sched);
 	sched->monitor_waiting = false;
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 }
 
 /*
@@ -518,7 +518,7 @@ void kgo_monitor_exit(void)
 	/* No more wake-ups from kgo_pidleget(). */
 	kgo_sched_lock_irqsave(sched, flags);
 	sched->monitor_waiting = false;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	irq_work_sync(&kgo_monitor_kick_work);
 	irq_work_sync(&sched->monitor_busy);
 	/* The Ms it stopped exit before their code goes (no more reaps). */

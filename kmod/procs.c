@@ -90,7 +90,7 @@ static void kgo_p_stop(struct kgo_sched *sched, struct kgo_p *p)
 	for (;;) {
 		kgo_sched_lock_irq(sched);
 		done = kgo_p_stop_locked(sched, p, &moved);
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		if (done)
 			break;
 		/*
@@ -139,7 +139,7 @@ static void kgo_procs_apply(struct kgo_sched *sched, int dying_cpu)
 			kgo_p_start_locked(sched, p);
 		}
 	}
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 
 	for (i = 0; i < sched->nprocs; i++)
 		if (!sched->allp[i]->enabled)

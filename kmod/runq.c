@@ -115,7 +115,7 @@ static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
 
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_globrunqputbatch(sched, &q, n + 1);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return true;
 }
 

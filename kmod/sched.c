@@ -200,7 +200,7 @@
 #define KGO_STEAL_TRIES		4
 
 struct kgo_sched kgo_sched = {
-	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(kgo_sched.lock),
 	.allm = LIST_HEAD_INIT(kgo_sched.allm),
 	.allg_lock = __SPIN_LOCK_UNLOCKED(kgo_sched.allg_lock),
 	.allg = LIST_HEAD_INIT(kgo_sched.allg),
@@ -366,7 +366,7 @@ top:
 	if (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 1);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
 			/* Rule 5: runnext, if any, now waits behind it. */
 			kgo_wakep_for_batch(p);
@@ -389,7 +389,7 @@ top:
 	if (READ_ONCE(sched->runqsize)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 0);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
 			kgo_wakep_for_batch(p);
 			return g;
@@ -424,14 +424,14 @@ drop:
 	kgo_sched_lock_irqsave(sched, flags);
 	if (!sched->stopping && sched->runqsize) {
 		g = kgo_globrunqget(sched, p, 0);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_wakep_for_batch(p);
 		return g;
 	}
 	if (!sched->stopping && !m->spinning && atomic_read(&sched->needspinning)) {
 		/* Rule 4: a wakep found no idle P; spin on its behalf. */
 		kgo_become_spinning(m);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		goto top;
 	}
 	kgo_pstat_inc(p, mparks);
@@ -443,7 +443,7 @@ drop:
 	}
 	kgo_pidleput(sched, kgo_releasep(m));
 	m->home->mtransit++;	/* until kgo_stopm() or the recheck below */
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 	m->spinning = false;
 	/*
@@ -467,7 +467,7 @@ drop:
 				p->wantrelief = false;
 				p->relief_pending = false;
 			}
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			kgo_acquirep(m, p);
 			kgo_become_spinning(m);
 			goto top;
@@ -477,7 +477,7 @@ drop:
 			atomic_inc(&sched->nmspinning);
 			kgo_startm(p, true);
 		}
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 	}
 	if (!kgo_stopm(m))
 		return NULL;
@@ -718,7 +718,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 		nglob = n - kgo_inject_idle_p(sched, q, n);
 		if (nglob)
 			kgo_globrunqputbatch(sched, q, nglob);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (nglob)
 			kgo_start_idle(sched, nglob);
 		else if (n > 1)
@@ -731,7 +731,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	if (nglob) {
 		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqputbatch(sched, &glob, nglob);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_start_idle(sched, nglob);
 	}
 	while ((g = kgo_gqueue_pop(q)))
@@ -850,7 +850,7 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 		snap->nmidle += sched->allp[i]->nmidle;
 	snap->runqsize = sched->runqsize;
 	snap->galive = kgo_galive(sched);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched_snapshot);
 
@@ -949,7 +949,7 @@ void kgo_sched_exit(void)
 			kgo_m_wake(m, NULL, false);
 		}
 	}
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 
 	for (i = 0; i < sched->nprocs; i++)
 		cancel_work_sync(&sched->allp[i]->newm_work);
@@ -958,7 +958,7 @@ void kgo_sched_exit(void)
 	/* No M is created after the works are cancelled. */
 	kgo_sched_lock_irq(sched);
 	list_splice_init(&sched->allm, &allm);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	list_for_each_entry_safe(m, tmp, &allm, all_node) {
 		kthread_stop(m->task);
 		put_task_struct(m->task);

@@ -39,7 +39,7 @@ struct kgo_sched {
 	 * put Gs on the global queue. Lock order: sched->lock, then the
 	 * scheduler's wake-ups (the rq lock inside wake_up_process()).
 	 */
-	spinlock_t lock;
+	raw_spinlock_t lock;
 
 	struct kgo_gqueue runq;		/* L: the global run queue */
 	u32 runqsize;			/* L, racy */
@@ -120,13 +120,13 @@ extern struct kgo_sched kgo_sched;
 #define kgo_sched_lock_irqsave(sched, flags)			\
 	do {							\
 		kgo_count(KGO_COUNT_SCHED_LOCK);		\
-		spin_lock_irqsave(&(sched)->lock, flags);	\
+		raw_spin_lock_irqsave(&(sched)->lock, flags); \
 	} while (0)
 
 #define kgo_sched_lock_irq(sched)				\
 	do {							\
 		kgo_count(KGO_COUNT_SCHED_LOCK);		\
-		spin_lock_irq(&(sched)->lock);			\
+		raw_spin_lock_irq(&(sched)->lock);		\
 	} while (0)
 
 /*

@@ -69,7 +69,7 @@ void kgo_stackwait_kick(struct kgo_sched *sched, u32 n)
 		k++;
 	}
 	WRITE_ONCE(sched->nstackwait, sched->nstackwait - k);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (k)
 		kgo_wakep();
 }
@@ -91,7 +91,7 @@ static void kgo_stackwait_add(struct kgo_sched *sched, struct kgo_g *g, bool nom
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_gqueue_push_back(&sched->stackwait, g);
 	WRITE_ONCE(sched->nstackwait, sched->nstackwait + 1);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (nomem) {
 		pr_warn_ratelimited("no memory for a goroutine stack: retrying in %d ms\n",
 				    KGO_STACKWAIT_RETRY_MS);
@@ -290,7 +290,7 @@ global:
 		WRITE_ONCE(g->preempt, false);
 		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqput(sched, g);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_wakep();
 		break;
 	case KGO_REQ_EXIT:

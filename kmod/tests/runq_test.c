@@ -31,7 +31,7 @@ static int runq_test_init(struct kunit *test)
 
 	if (!f)
 		return -ENOMEM;
-	spin_lock_init(&f->sched.lock);
+	raw_spin_lock_init(&f->sched.lock);
 	f->sched.nprocs = ARRAY_SIZE(f->p);
 	f->sched.gomaxprocs = ARRAY_SIZE(f->p);
 	for (i = 0; i < ARRAY_SIZE(f->p); i++) {

@@ -1018,9 +1018,9 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 		KUNIT_EXPECT_LE(test, k, (unsigned int)KGO_GFREE_MAX);
 		local += k;
 	}
-	spin_lock_irq(&kgo_sched.lock);
+	raw_spin_lock_irq(&kgo_sched.lock);
 	global = kgo_sched.ngfree;
-	spin_unlock_irq(&kgo_sched.lock);
+	raw_spin_unlock_irq(&kgo_sched.lock);
 	KUNIT_EXPECT_LE(test, global, (unsigned int)KGO_GFREE_GLOBAL_MAX);
 	/* Filled up to the cap, less a spill that would have passed it. */
 	KUNIT_EXPECT_GT(test, global, (unsigned int)(KGO_GFREE_GLOBAL_MAX - KGO_GFREE_MAX));
