@@ -415,7 +415,12 @@ bool kgo_g_readied(struct kgo_g *g)
 /*
  * Names, in the kernel log, the goroutines that hold an unload (up to
  * KGO_G_REPORT_MAX of them): their function and what they wait for.
- * Copied under allg_lock, printed after it.
+ * Copied under RCU, as debugfs.c reads allg, and printed after it: not
+ * under allg_lock, which is raw (PREEMPT_RT) and so must not be held
+ * over a walk as long as the dead Gs kept for reuse. G structs are
+ * SLAB_TYPESAFE_BY_RCU: one freed and reused meanwhile is still a G,
+ * and one put back on allg meanwhile goes to its tail, so the walk ends
+ * early at worst; for a report, that is enough.
  */
 #define KGO_G_REPORT_MAX	8
 
@@ -428,11 +433,10 @@ void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs)
 		u8 why;
 	} seen[KGO_G_REPORT_MAX];
 	unsigned int n = 0, i;
-	unsigned long flags;
 	struct kgo_g *g;
 
-	spin_lock_irqsave(&sched->allg_lock, flags);
-	list_for_each_entry(g, &sched->allg, allg_node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(g, &sched->allg, allg_node) {
 		int st = atomic_read(&g->status);
 
 		if (st == KGO_G_IDLE || st == KGO_G_DEAD)
@@ -444,7 +448,7 @@ void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs)
 		if (++n == KGO_G_REPORT_MAX)
 			break;
 	}
-	spin_unlock_irqrestore(&sched->allg_lock, flags);
+	rcu_read_unlock();
 
 	pr_warn("unload waits %us for %lld goroutines to exit:\n", secs, alive);
 	for (i = 0; i < n; i++)
