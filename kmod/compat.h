@@ -58,6 +58,22 @@ static inline const char *kgo_kernel_unsupported(void)
 }
 
 /*
+ * kgo_may_not_alloc() - whether the caller may not allocate at all
+ *
+ * PREEMPT_RT: kmalloc() and kfree() take sleeping locks, so nothing
+ * allocates or frees, GFP_ATOMIC or not, where preemption or interrupts
+ * are off: in hardirq proper (a HARD hrtimer, an IRQF_NO_THREAD
+ * handler), under a raw spinlock or preempt_disable(). A threaded
+ * interrupt handler, and a spinlock_t section, are preemptible there
+ * and may. Other kernels allocate with GFP_ATOMIC in all those places:
+ * never.
+ */
+static inline bool kgo_may_not_alloc(void)
+{
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible();
+}
+
+/*
  * kgo_vm_flags_set() - set flags of a mapping being set up (->mmap)
  *
  * 6.3 made vma->vm_flags read-only, to be changed with vm_flags_set()

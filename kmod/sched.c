@@ -180,6 +180,7 @@
 
 #include "budget.h"
 #include "check.h"
+#include "compat.h"
 #include "g.h"
 #include "feed.h"
 #include "floor.h"
@@ -626,7 +627,9 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 	if (!charged)
 		return ERR_PTR(-ENOMEM);
 	memcg = kgo_memcg_spawner(m ? m->curg->memcg : NULL, m);
-	if (!g) {
+	if (!g && kgo_may_not_alloc()) {
+		g = kgo_g_reserve_take();	/* PREEMPT_RT, atomic: g.c */
+	} else if (!g) {
 		old = set_active_memcg(memcg);
 		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
 		set_active_memcg(old);

@@ -54,6 +54,12 @@ struct kgo_sched {
 	 */
 	struct kgo_g *gfree;
 	unsigned int ngfree;		/* L, racy */
+	/*
+	 * PREEMPT_RT only: fresh G structs for spawns where nothing may be
+	 * allocated (g.c's reserve), a stack through schedlink.
+	 */
+	struct kgo_g *greserve;		/* L */
+	unsigned int ngreserve;		/* L, racy */
 
 	/*
 	 * RUNNABLE Gs whose first run found no stack within the budget, or
