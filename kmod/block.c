@@ -101,9 +101,13 @@ static void kgo_m_sched_out(struct preempt_notifier *pn, struct task_struct *nex
 	 * not kept there only by a delayed dequeue) means preempted, not
 	 * asleep. A preempted M keeps its P, as does one on its own stack
 	 * (no curg) or inside kgo_block_begin/end, which handled its P
-	 * already.
+	 * already. So does one that waits for a spinlock_t on PREEMPT_RT
+	 * (kgo_task_rtlock_wait()): where other kernels spin, and a wait
+	 * kept as short, with the owner boosted to it; a handoff for each
+	 * contended lock would cost more than the wait.
 	 */
-	if (kgo_task_runnable(current) || !m->curg || !m->p || m->blocking)
+	if (kgo_task_runnable(current) || !m->curg || !m->p || m->blocking ||
+	    kgo_task_rtlock_wait(current))
 		return;
 	kgo_entersyscall(m);
 }

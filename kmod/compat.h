@@ -159,6 +159,30 @@ static inline bool kgo_task_runnable(struct task_struct *t)
 }
 
 /*
+ * kgo_task_rtlock_wait() - whether @t, switching out, waits for a lock
+ * that is a spinlock on other kernels
+ *
+ * PREEMPT_RT makes spinlock_t and rwlock_t sleeping locks (rtlock): a
+ * contended one dequeues its waiter as blocking does, where other
+ * kernels spin. 5.15 gave that wait its own state, TASK_RTLOCK_WAIT
+ * (the task's own state kept in saved_state meanwhile), which every
+ * kernel kgo builds for has; a mutex or rt_mutex wait, real blocking,
+ * is TASK_UNINTERRUPTIBLE there. Before 5.15 only pi_blocked_on told,
+ * and told both apart from nothing: the #else is for those. Compiled
+ * out on other kernels, where no task is ever in that state.
+ */
+static inline bool kgo_task_rtlock_wait(struct task_struct *t)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return false;
+#ifdef TASK_RTLOCK_WAIT
+	return READ_ONCE(t->__state) == TASK_RTLOCK_WAIT;
+#else
+	return READ_ONCE(t->pi_blocked_on);
+#endif
+}
+
+/*
  * kgo_hrtimer_setup() - initialise @t to run @fn on @clock in @mode
  *
  * 6.13 added hrtimer_setup(), which sets the callback with the rest, and
