@@ -414,24 +414,38 @@ void kgo_start_idle(struct kgo_sched *sched, u32 n)
  * An M whose CPU went offline was moved elsewhere by the kernel (with
  * "no longer affine" in the log). Its home P only comes back with the
  * CPU, so bind it there again before it runs that P's goroutines.
+ *
+ * Bound is not the same as there. While its CPU goes offline (online,
+ * no longer active), set_cpus_allowed_ptr() accepts the mask of that
+ * CPU alone for a kthread, and returns 0 without moving it: no task may
+ * go there any more (the stopper's __migrate_task() refuses a dying
+ * CPU). The M then runs on another CPU, one its mask excludes, and the
+ * test below used to find it home by its mask: it could take its P
+ * when the CPU came back and run the P's goroutines there. The first
+ * preemption inside a migrate_disable() section (any spinlock_t on
+ * PREEMPT_RT, vmalloc()'s) then ends in migrate_enable() finding the
+ * task outside its mask with no migration pending: the WARNING in
+ * affine_move_task() that CPU hotplug gave on 6.1-rt and 6.12-rt. So
+ * success is where we run, not the mask; and an M that could not get
+ * home leaves its mask open to every CPU, as the kernel's own fallback
+ * does, for the next call to try again.
+ *
  * Context: process, may sleep, the M itself, nothing held.
  */
 static void kgo_m_rebind(struct kgo_m *m)
 {
-	const struct cpumask *home = cpumask_of(m->home->cpu);
+	int home = m->home->cpu;
 
-	/*
-	 * Bound to one CPU and on it: that CPU is home, and cpumask_equal()
-	 * need not walk the mask on every wake-up.
-	 */
-	if (likely(current->nr_cpus_allowed == 1 &&
-		   raw_smp_processor_id() == m->home->cpu))
+	/* Bound to one CPU and on it: that CPU is home. */
+	if (likely(current->nr_cpus_allowed == 1 && raw_smp_processor_id() == home))
 		return;
-	if (cpumask_equal(current->cpus_ptr, home))
+	if (!set_cpus_allowed_ptr(current, cpumask_of(home)) &&
+	    raw_smp_processor_id() == home)
 		return;
-	/* Fails only if the CPU went away again; its P then stops us. */
-	if (set_cpus_allowed_ptr(current, home))
-		pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, m->home->cpu);
+	/* Its CPU is going or gone: its P stops us, or waits for the CPU. */
+	pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, home);
+	if (set_cpus_allowed_ptr(current, cpu_possible_mask))
+		pr_debug("M %llu: cannot unbind either\n", m->id);
 }
 
 /*
@@ -523,9 +537,13 @@ void kgo_reacquire_home_atomic(struct kgo_m *m)
 {
 	struct kgo_p *p;
 
-	/* Unsettled, it may be unbound at any time (hog.c). */
-	if (READ_ONCE(m->relieved) ||
-	    !cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
+	/*
+	 * Unsettled, it may be unbound at any time (hog.c). Bound home and
+	 * on it, as kgo_m_rebind() tests, not bound alone: a mask of the
+	 * home CPU while it goes offline does not bring us there.
+	 */
+	if (READ_ONCE(m->relieved) || current->nr_cpus_allowed != 1 ||
+	    raw_smp_processor_id() != m->home->cpu)
 		return;
 	p = kgo_pidleget_home(m);
 	if (p) {
