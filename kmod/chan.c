@@ -43,6 +43,7 @@
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
+#include "locking.h"
 #include "m.h"
 #include "proc.h"
 #include "sched.h"
@@ -299,9 +300,9 @@ static __always_inline void kgo_case_finish(struct kgo_sudog *wake, struct kgo_m
 					    bool blocking, unsigned long flags)
 {
 	if (blocking)
-		local_irq_enable();
+		kgo_lock_irq_enable();
 	else
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 	if (wake)
 		kgo_waiter_wake_m(wake->w, m);
 }
@@ -475,9 +476,9 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	/* Blocking callers have interrupts on (kgo_may_block): no save. */
 	if (blocking) {
 		lockdep_assert_irqs_enabled();
-		local_irq_disable();
+		kgo_lock_irq_disable();
 	} else {
-		local_irq_save(flags);
+		kgo_lock_irq_save(flags);
 	}
 	kgo_sel_lock(&sel);
 	for (i = 0; i < n; i++) {
@@ -492,7 +493,7 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	}
 	if (!blocking) {
 		kgo_sel_unlock(&sel);
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 		ret = -EAGAIN;
 		goto done;
 	}
@@ -520,13 +521,13 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	 * the only one there can be. Only a timeout may leave it linked.
 	 */
 	if (n > 1 || why == KGO_WAIT_TIMEOUT) {
-		local_irq_disable();
+		kgo_lock_irq_disable();
 		kgo_sel_lock(&sel);
 		for (i = 0; i < n; i++)
 			if (cases[i].chan && kgo_sudog_queued(&sel.sg[i]))
 				kgo_waitq_del(&sel.sg[i]);
 		kgo_sel_unlock(&sel);
-		local_irq_enable();
+		kgo_lock_irq_enable();
 	}
 	kgo_waiter_destroy(&w);
 
@@ -605,10 +606,10 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 		might_sleep();
 		m = kgo_preempt_check_m(kgo_g_m());
 		lockdep_assert_irqs_enabled();
-		local_irq_disable();
+		kgo_lock_irq_disable();
 	} else {
 		m = kgo_g_m();
-		local_irq_save(flags);
+		kgo_lock_irq_save(flags);
 	}
 	/* As in kgo_select(): a deferred wake-up, owed if we go on. */
 	due = m && kgo_g_wakep_due(m);
@@ -622,7 +623,7 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 	}
 	if (!blocking) {
 		spin_unlock(&c->lock);
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 		if (due)
 			kgo_g_wakep_if_due(m);
 		return -EAGAIN;

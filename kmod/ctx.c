@@ -50,6 +50,7 @@
 #include "check.h"
 #include "ctx.h"
 #include "g.h"
+#include "locking.h"
 #include "m.h"
 #include "sched.h"
 #include "waiter.h"
@@ -201,7 +202,7 @@ int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
 			KGO_WAIT_REASON_SLEEP, false);
 
 	ch.n = 0;
-	local_irq_disable();
+	kgo_lock_irq_disable();
 	for (c = ctx; c; c = c->parent) {
 		spin_lock_nested(&c->lock, ch.n);
 		ch.ctx[ch.n++] = c;
@@ -210,7 +211,7 @@ int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
 		if (ch.ctx[i]->err) {
 			err = ch.ctx[i]->err;
 			kgo_ctx_chain_unlock(&ch);
-			local_irq_enable();
+			kgo_lock_irq_enable();
 			kgo_waiter_destroy(&w);
 			return err;
 		}

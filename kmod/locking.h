@@ -30,4 +30,47 @@
  * A field without a tag, or under a lock of its own, says so beside it.
  */
 
+#include <linux/irqflags.h>
+#include <linux/kconfig.h>
+
+/*
+ * kgo_lock_irq_disable(), kgo_lock_irq_enable(), kgo_lock_irq_save(),
+ * kgo_lock_irq_restore() - interrupts off around spinlock_t sections,
+ * as spin_lock_irq() puts them
+ *
+ * For the paths that take several spinlock_t's (a select's channels, a
+ * context chain) or do more than lock with interrupts off, one
+ * local_irq_disable() and plain spin_lock()s. On PREEMPT_RT a spinlock_t
+ * sleeps, and spin_lock_irq() leaves interrupts on there: so do these,
+ * as taking a sleeping lock with interrupts off is a bug. Only the
+ * switch of a park needs them off, and kgo_park_m() turns them off
+ * itself; a parking goroutine's unlockf then releases its spinlock_t's
+ * with interrupts off, which RT allows (an unlock never sleeps).
+ */
+static __always_inline void kgo_lock_irq_disable(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_disable();
+}
+
+static __always_inline void kgo_lock_irq_enable(void)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_enable();
+}
+
+#define kgo_lock_irq_save(flags)					\
+	do {								\
+		if (IS_ENABLED(CONFIG_PREEMPT_RT))			\
+			(flags) = 0;					\
+		else							\
+			local_irq_save(flags);				\
+	} while (0)
+
+#define kgo_lock_irq_restore(flags)					\
+	do {								\
+		if (!IS_ENABLED(CONFIG_PREEMPT_RT))			\
+			local_irq_restore(flags);			\
+	} while (0)
+
 #endif /* _KGO_LOCKING_H */
