@@ -426,7 +426,12 @@ static void kgo_monitor_kick_fn(struct irq_work *work)
 	wake_up_process(sched->monitor);
 }
 
-static DEFINE_IRQ_WORK(kgo_monitor_kick_work, kgo_monitor_kick_fn);
+/*
+ * HARD: on PREEMPT_RT an irq_work not so marked runs in a per-CPU
+ * kthread, one more wake-up before the monitor's. This one only wakes a
+ * task, which hardirq may do there too.
+ */
+static struct irq_work kgo_monitor_kick_work = IRQ_WORK_INIT_HARD(kgo_monitor_kick_fn);
 
 /*
  * A P got busy while the monitor slept: wake it at this CPU's next tick,
