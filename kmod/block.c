@@ -38,6 +38,15 @@
  *
  * No ABA on blocked_m: once the monitor cleared it, only the old M could
  * set it to itself again, and that M first has to learn it lost the P.
+ *
+ * PREEMPT_RT: a contended spinlock_t takes its waiter off the run queue
+ * too, in TASK_RTLOCK_WAIT, where other kernels spin. sched_out keeps
+ * the P for that wait, as for a preemption (kgo_task_rtlock_wait() in
+ * compat.h): a handoff for each contended lock would cost more than the
+ * wait, which priority inheritance keeps short. The notifiers run
+ * inside the scheduler with interrupts off; the one lock they take,
+ * sched.lock in sched_in's take-back, is raw, and the kick to the
+ * monitor is a HARD irq_work (monitor.c).
  */
 
 #include <linux/ktime.h>

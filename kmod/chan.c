@@ -27,6 +27,15 @@
  * sched.lock (through kgo_ready()). lockdep sees the channel locks of
  * one select as nested under kgo_select_nest.
  *
+ * PREEMPT_RT: a channel's lock is a spinlock_t, which sleeps there, and
+ * interrupts stay on around it (kgo_lock_irq_disable(), locking.h), as
+ * spin_lock_irq() leaves them on RT. KGO_NOWAIT operations are then
+ * legal in threaded interrupt handlers and spinlock_t sections, not in
+ * hard interrupt context; a parking operation's locks are released by
+ * its unlockf with interrupts off, which RT allows. It is not a raw
+ * lock: an element copy of up to 4 KiB, a select's 64 channels and a
+ * close's wake-up of every waiter are not sections RT can bound.
+ *
  * A plain operation's waiter is claimed by whoever holds its channel's
  * lock (a partner, or a close), and by nothing else unless it has a
  * timeout: so its claim needs no atomic (struct kgo_waiter's single),

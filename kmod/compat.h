@@ -5,6 +5,11 @@
  * which release the kernel changed; the rest of the tree has no version
  * tests. Included by C and by assembly, and by the samples and the test
  * module, which meet the same changes.
+ *
+ * PREEMPT_RT is one such difference: where nothing may allocate
+ * (kgo_may_not_alloc()), and how a wait for a sleeping spinlock_t looks
+ * to sched_out (kgo_task_rtlock_wait()). Both compile to nothing on
+ * other kernels.
  */
 #ifndef _KGO_COMPAT_H
 #define _KGO_COMPAT_H

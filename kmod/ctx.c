@@ -38,6 +38,14 @@
  * ctx->err is written once, under ctx->lock, and read locklessly; the
  * lock orders it against a sleeper's check, and READ_ONCE()/WRITE_ONCE()
  * are enough for a polling loop, which only needs to see it eventually.
+ *
+ * PREEMPT_RT: ctx->lock is a spinlock_t, which sleeps there. The
+ * sleeper takes its chain with interrupts left on (kgo_lock_irq_disable()
+ * in locking.h), as spin_lock_irq() leaves them on RT, and releases it
+ * from its park's unlockf with interrupts off, which RT allows. "Any
+ * context" for kgo_ctx_cancel() means on RT what it means for the
+ * kernel's spinlock_t users: threaded handlers and spinlock_t sections,
+ * not hard interrupt context or a raw spinlock.
  */
 
 #include <linux/bug.h>

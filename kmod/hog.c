@@ -94,6 +94,13 @@
  * p->relieved_m are under sched.lock; m->nextp_relief is set under it
  * and read by the woken M as m.h says; m->relieved as m.h says. At most
  * one relief per P is under way.
+ *
+ * PREEMPT_RT changes only the lock here: sched.lock is raw (sched.c,
+ * "Lock order"), and the takeover's section under it reads and writes a
+ * few fields. The unbind (set_cpus_allowed_ptr()) runs in the monitor,
+ * which may sleep; where it finds the M's CPU among the online ones it
+ * leaves the M where it is, inside a migrate-disabled spinlock_t section
+ * or not.
  */
 
 #include <linux/cpumask.h>

@@ -14,6 +14,14 @@
  *
  * Everything here that changes pidle, midle, mtransit or the want*
  * requests does so under sched.lock.
+ *
+ * PREEMPT_RT: sched.lock is raw (sched.c, "Lock order"). Under it here:
+ * O(1) list operations, a walk of the idle Ps, and wake-ups by
+ * wake_up_process(), queue_work() and irq_work_queue(), all of which
+ * take raw locks only. kgo_reacquire_home_atomic() runs in the sched_in
+ * notifier. An M is home on the CPU it runs on, not the one its mask
+ * names (kgo_m_rebind()): RT's migrate-disabled spinlock_t sections
+ * made the difference a WARNING at CPU hotplug.
  */
 
 #include <linux/kthread.h>

@@ -5,6 +5,10 @@
  * goroutines, and binding keeps the work where the P's queue and caches
  * are. Ms are created on demand, when a P must run and none of its
  * CPU's Ms is idle (see kgo_startm()), and stopped at module unload.
+ *
+ * PREEMPT_RT: kgo_m_wake() wakes under sched.lock, raw there:
+ * wake_up_process() takes only the task's and the run queue's raw
+ * locks, which RT allows under it.
  */
 
 #include <linux/kthread.h>

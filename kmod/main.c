@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kgo: goroutines inside the Linux kernel. This file only orders module
- * init and exit; teardown runs in reverse.
+ * init and exit; teardown runs in reverse. No kind of kernel is refused:
+ * PREEMPT_RT ones load kgo as any other (README, "PREEMPT_RT").
  */
 
 #include <linux/init.h>

@@ -32,6 +32,13 @@
  * it start over at 20 us after every such sleep: 50 fast ticks each
  * time, 118,000 wake-ups of the monitor for 290,000 messages on one
  * CPU, each a context switch in and out for nothing.
+ *
+ * PREEMPT_RT: the kick is a HARD irq_work (all it does is wake the
+ * monitor, as hardirq may there), where another would run in a
+ * kthread, a wake-up more. Under sched.lock, raw on RT, the reap walks
+ * the Ms idle past m_idle_ms, at most max_ms_per_cpu a CPU, once a
+ * second, and sends them to exit; a work item waits for them and frees
+ * them, with no lock held.
  */
 
 #include <linux/delay.h>

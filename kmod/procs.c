@@ -21,6 +21,12 @@
  * asleep. The online callback starts the P again.
  *
  * Lock order: the CPU hotplug lock -> kgo_procs_lock -> sched.lock.
+ *
+ * PREEMPT_RT: sched.lock is raw, and the loops under it here walk the
+ * Ps, as many as the CPUs. An M inside a spinlock_t section on RT is
+ * migrate-disabled, and a CPU going offline waits for it to leave the
+ * section; an M that binds itself to a CPU going offline is not moved
+ * there (kgo_m_rebind() in idle.c).
  */
 
 #include <linux/cpu.h>

@@ -163,6 +163,20 @@
  *               -> the kernel's rq/pi locks (wake_up_process)
  *   sched.allg_lock, p->stack_lock, kgo_users_lock (user.c): leaves.
  *
+ * sched.lock is the one raw spinlock. On PREEMPT_RT, where a spinlock_t
+ * sleeps, it is taken where nothing may sleep: by a HARD hrtimer that
+ * readies a goroutine (waiter.c), in the sched_in preempt notifier
+ * (block.c), and by a G with its P pinned. So what it covers stays
+ * short and bounded: O(1) queue and list operations, walks of the Ps
+ * or of a bounded batch (half a ring, a P's queues when it stops), and
+ * at unload or a reap the Ms of a CPU; no allocation, no free, no walk
+ * as long as a user's input; and for wake-ups only wake_up_process(),
+ * queue_work() and irq_work_queue(), which take raw locks themselves
+ * (a wait queue's wake_up() is done after the unlock). Every other lock
+ * of kgo's is a spinlock_t or a mutex, sleeping on RT: each comes
+ * before sched.lock in the order or beside it, never under it. A spawn
+ * where RT allows no allocation takes a G from g.c's reserve.
+ *
  * Memory a goroutine costs is charged to its spawner's memory cgroup
  * (memcg.h), and the debugfs views read Ms and Gs under RCU, never
  * holding these locks (debugfs.c).

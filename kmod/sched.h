@@ -38,6 +38,9 @@ struct kgo_sched {
 	 * Taken with interrupts off: kgo_ready() and kgo_go() from hardirq
 	 * put Gs on the global queue. Lock order: sched->lock, then the
 	 * scheduler's wake-ups (the rq lock inside wake_up_process()).
+	 * Raw: on PREEMPT_RT it is taken from a HARD hrtimer, the sched_in
+	 * notifier and with a P pinned, so its sections stay bounded
+	 * (sched.c, "Lock order").
 	 */
 	raw_spinlock_t lock;
 

@@ -12,6 +12,13 @@
  *
  * The assembly of the switch itself is switch_64.S; the M's loop that
  * calls kgo_execute() is kgo_schedule() in sched.c.
+ *
+ * PREEMPT_RT: sched.lock, taken here for the global queue and the
+ * stack wait, is raw there and its sections here are O(1). A parking
+ * G's unlockf runs with interrupts off and may release spinlock_t's,
+ * which sleep on RT to be taken, never to be released (locking.h).
+ * What an exit frees, and the stack a first run allocates, the M
+ * handles on its own stack with interrupts on, where RT allows it.
  */
 
 #include <linux/export.h>

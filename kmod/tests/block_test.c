@@ -17,6 +17,9 @@
  *  - inside kgo_block_begin/end a goroutine's kgo calls act as a
  *    thread's (its P may be another M's by then), and a goroutine that
  *    returns inside one leaves no M marked blocking.
+ *
+ * kgo_sched.lock is a raw spinlock (sched.c, "Lock order"): the cases
+ * that look at the scheduler's state take it with raw_spin_lock_irq().
  */
 
 #include <kunit/test.h>

@@ -3,6 +3,9 @@
  * kgo_runq: the local run queue protocol, on Ps of a private scheduler
  * that no M runs, with G structs that are only tokens: nothing here is
  * ever switched to.
+ *
+ * The fixture's scheduler has a raw lock, as kgo_sched has (sched.c,
+ * "Lock order").
  */
 
 #include <kunit/test.h>

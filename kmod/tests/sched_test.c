@@ -6,6 +6,8 @@
  *
  * Named for sched.c, whose code it mostly drives; the stack cases reach
  * into stack.c, and the frame and canary cases into the switch code.
+ * kgo_sched.lock is a raw spinlock (sched.c, "Lock order"): a case that
+ * reads the scheduler's state takes it with raw_spin_lock_irq().
  */
 
 #include <kunit/test.h>
