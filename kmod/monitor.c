@@ -36,9 +36,9 @@
  * PREEMPT_RT: the kick is a HARD irq_work (all it does is wake the
  * monitor, as hardirq may there), where another would run in a
  * kthread, a wake-up more. Under sched.lock, raw on RT, the reap walks
- * the Ms idle past m_idle_ms, at most max_ms_per_cpu a CPU, once a
- * second, and sends them to exit; a work item waits for them and frees
- * them, with no lock held.
+ * one CPU's Ms idle past m_idle_ms at a time (at most max_ms_per_cpu),
+ * once a second, and sends them to exit; a work item waits for them
+ * and frees them, with no lock held.
  */
 
 #include <linux/delay.h>
@@ -359,10 +359,14 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 	LIST_HEAD(dead);
 	int i;
 
-	kgo_sched_lock_irq(sched);
+	/*
+	 * The lock a P at a time: a section walks one CPU's idle Ms, not
+	 * every CPU's (raw on PREEMPT_RT, it must stay short).
+	 */
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
+		kgo_sched_lock_irq(sched);
 		/* midle is newest first: the oldest is at the tail. */
 		while (p->nmidle > 1) {
 			m = list_last_entry(&p->midle, struct kgo_m, idle_node);
@@ -381,8 +385,8 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 			list_add(&m->idle_node, &dead);
 			kgo_m_wake(m, NULL, false);	/* makes it exit */
 		}
+		raw_spin_unlock_irq(&sched->lock);
 	}
-	raw_spin_unlock_irq(&sched->lock);
 	if (list_empty(&dead))
 		return;
 

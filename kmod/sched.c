@@ -169,13 +169,14 @@
  * (block.c), and by a G with its P pinned. So what it covers stays
  * short and bounded: O(1) queue and list operations, walks of the Ps
  * or of a bounded batch (half a ring, a P's queues when it stops), and
- * at unload or a reap the Ms of a CPU; no allocation, no free, no walk
- * as long as a user's input; and for wake-ups only wake_up_process(),
- * queue_work() and irq_work_queue(), which take raw locks themselves
- * (a wait queue's wake_up() is done after the unlock). Every other lock
- * of kgo's is a spinlock_t or a mutex, sleeping on RT: each comes
- * before sched.lock in the order or beside it, never under it. A spawn
- * where RT allows no allocation takes a G from g.c's reserve.
+ * at unload or a reap the idle Ms of one CPU; no allocation, no free,
+ * no walk as long as a user's input; and for wake-ups only
+ * wake_up_process(), queue_work() and irq_work_queue(), which take raw
+ * locks themselves (a wait queue's wake_up() is done after the
+ * unlock). Every other lock of kgo's is a spinlock_t or a mutex,
+ * sleeping on RT: each comes before sched.lock in the order or beside
+ * it, never under it. A spawn where RT allows no allocation takes a G
+ * from g.c's reserve.
  *
  * Memory a goroutine costs is charged to its spawner's memory cgroup
  * (memcg.h), and the debugfs views read Ms and Gs under RCU, never
@@ -957,16 +958,23 @@ void kgo_sched_exit(void)
 
 	kgo_sched_lock_irq(sched);
 	sched->stopping = true;
+	raw_spin_unlock_irq(&sched->lock);
+	/*
+	 * No M goes on a midle list once it saw stopping under the lock
+	 * (kgo_stopm()); those already there are woken a P at a time, so
+	 * that a section of the lock (raw on PREEMPT_RT) walks one CPU's.
+	 */
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
+		kgo_sched_lock_irq(sched);
 		list_for_each_entry_safe(m, tmp, &p->midle, idle_node) {
 			list_del_init(&m->idle_node);
 			p->nmidle--;
 			kgo_m_wake(m, NULL, false);
 		}
+		raw_spin_unlock_irq(&sched->lock);
 	}
-	raw_spin_unlock_irq(&sched->lock);
 
 	for (i = 0; i < sched->nprocs; i++)
 		cancel_work_sync(&sched->allp[i]->newm_work);
