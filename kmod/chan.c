@@ -487,7 +487,7 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 		lockdep_assert_irqs_enabled();
 		kgo_lock_irq_disable();
 	} else {
-		kgo_lock_irq_save(flags);
+		flags = kgo_lock_irq_save();
 	}
 	kgo_sel_lock(&sel);
 	for (i = 0; i < n; i++) {
@@ -618,7 +618,7 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 		kgo_lock_irq_disable();
 	} else {
 		m = kgo_g_m();
-		kgo_lock_irq_save(flags);
+		flags = kgo_lock_irq_save();
 	}
 	/* As in kgo_select(): a deferred wake-up, owed if we go on. */
 	due = m && kgo_g_wakep_due(m);

@@ -71,18 +71,19 @@ static __always_inline void kgo_lock_irq_enable(void)
 		local_irq_enable();
 }
 
-#define kgo_lock_irq_save(flags)					\
-	do {								\
-		if (IS_ENABLED(CONFIG_PREEMPT_RT))			\
-			(flags) = 0;					\
-		else							\
-			local_irq_save(flags);				\
-	} while (0)
+static __always_inline unsigned long kgo_lock_irq_save(void)
+{
+	unsigned long flags = 0;
 
-#define kgo_lock_irq_restore(flags)					\
-	do {								\
-		if (!IS_ENABLED(CONFIG_PREEMPT_RT))			\
-			local_irq_restore(flags);			\
-	} while (0)
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_save(flags);
+	return flags;
+}
+
+static __always_inline void kgo_lock_irq_restore(unsigned long flags)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		local_irq_restore(flags);
+}
 
 #endif /* _KGO_LOCKING_H */
