@@ -46,23 +46,6 @@
 #include <linux/slab.h>
 
 /*
- * kgo_kernel_unsupported() - the kind of kernel kgo refuses, or NULL
- *
- * PREEMPT_RT (Debian's -rt flavours): spinlock_t sleeps there, and
- * sched.lock is taken from a hardirq hrtimer and from the sched_in
- * preempt notifier; a wait on an RT lock looks like blocking to
- * sched_out; and a migrate-disabled M can be bound to a CPU going
- * offline. kgo loaded there crashes or hangs, so it does not load.
- * What support needs is in the README ("PREEMPT_RT").
- */
-static inline const char *kgo_kernel_unsupported(void)
-{
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return "PREEMPT_RT";
-	return NULL;
-}
-
-/*
  * kgo_may_not_alloc() - whether the caller may not allocate at all
  *
  * PREEMPT_RT: kmalloc() and kfree() take sleeping locks, so nothing

@@ -10,7 +10,6 @@
 
 #include "block.h"
 #include "budget.h"
-#include "compat.h"
 #include "feed.h"
 #include "floor.h"
 #include "debugfs.h"
@@ -25,18 +24,7 @@
 
 static int __init kgo_init(void)
 {
-	const char *unsupported = kgo_kernel_unsupported();
 	int ret;
-
-	/*
-	 * A kernel kgo cannot run on: refused before anything at all, with
-	 * one line that says why.
-	 */
-	if (unsupported) {
-		pr_err("refusing to load: not supported on %s kernels (kgo's README, section %s)\n",
-		       unsupported, unsupported);
-		return -EOPNOTSUPP;
-	}
 
 	/*
 	 * Every parameter first: a bad one fails the load before anything
