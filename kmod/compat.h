@@ -41,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
@@ -143,6 +144,48 @@ static inline bool kgo_task_runnable(struct task_struct *t)
 	return task_is_runnable(t);
 #else
 	return READ_ONCE(t->on_rq);
+#endif
+}
+
+/*
+ * kgo_current() - current, loaded afresh each time
+ *
+ * A goroutine that switches may resume on another M's kthread: current
+ * before the switch is not current after it. The kernel's current
+ * assumes it never changes within a function: from 6.2 x86 reads it
+ * from pcpu_hot, and through a const alias (const_pcpu_hot, from 6.15
+ * const_current_task) wherever the compiler has __seg_gs, so it may
+ * load it once and keep it in a register across any call, kgo_switch()
+ * included (earlier kernels' this_cpu_read_stable() is an asm without
+ * volatile, which allows the same). This is a volatile per-CPU load.
+ * For code on a goroutine's side of a switch that runs on after one:
+ * the stores to current->stack and the look-up of the M (m.h).
+ */
+static __always_inline struct task_struct *kgo_current(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+	return this_cpu_read(pcpu_hot.current_task);
+#else
+	return this_cpu_read(current_task);
+#endif
+}
+
+/*
+ * kgo_in_task() - in_task(), with current loaded afresh
+ *
+ * On PREEMPT_RT in_task() reads the softirq count from current
+ * (softirq_disable_cnt), which the compiler may have loaded before a
+ * switch (kgo_current()); elsewhere it reads only the preempt count, a
+ * per-CPU load that it repeats.
+ */
+static __always_inline bool kgo_in_task(void)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK)) &&
+	       !(kgo_current()->softirq_disable_cnt & SOFTIRQ_MASK);
+#else
+	return in_task();
 #endif
 }
 

@@ -218,6 +218,17 @@ resume:
 	 */
 	g = kgo_switch(&m->g0_sp, &g->sp, NULL);
 	m->curg = NULL;
+	/*
+	 * The G that switched back set our current->stack to our own: on
+	 * its side of the switch, with kgo_current(). One that set another
+	 * M's instead leaves ours on a G stack, which goes back to a cache
+	 * and is reused while the unwinder, and schedule()'s check of
+	 * STACK_END_MAGIC, still read it as ours.
+	 */
+	if (KGO_CHECK_SWITCHES)
+		WARN_ONCE(current->stack != m->own_stack,
+			  "kgo: M %llu back from G %llu with current->stack %px, not its own\n",
+			  m->id, g->goid, current->stack);
 	kgo_g_stamp_stopped(g);
 	/*
 	 * The P may have been handed off while the G blocked in the kernel
@@ -479,7 +490,11 @@ static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
 	WRITE_ONCE(next->m, m);
 	kgo_g_set_status(next, KGO_G_RUNNABLE, KGO_G_RUNNING);
 	m->curg = next;
-	current->stack = next->stack;
+	/*
+	 * kgo_current(), not current: inlined into a G's function, current
+	 * could be one loaded before an earlier switch, another M's task.
+	 */
+	kgo_current()->stack = next->stack;
 	prev = kgo_switch(&g->sp, &next->sp, g);
 	/* Resumed, by an M or by a G's direct switch; @m may be stale. */
 	if (prev)
@@ -549,7 +564,13 @@ static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_
 	struct kgo_g *prev;
 
 	lockdep_assert_irqs_disabled();
-	current->stack = m->own_stack;
+	/*
+	 * kgo_current(), not current: kgo_goexit() gets here after a park
+	 * of its own (kgo_exitsyscall_park()), from which the G may resume
+	 * on another M; with the kernel's current the compiler kept the
+	 * task from before that park and stored to it. See below.
+	 */
+	kgo_current()->stack = m->own_stack;
 	/* The M learns which G switched back: see kgo_switch_direct(). */
 	prev = kgo_switch(&g->sp, &m->g0_sp, g);
 	/* Resumed by a G's direct switch: its switch out is ours to finish. */
