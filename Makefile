@@ -8,7 +8,7 @@
 #   make matrix       what does not fit CI next to make check: the stock
 #                     kernels' selftests under preempt=none and
 #                     preempt=full, stock 6.1 with 4 vCPUs, the KCSAN debug
-#                     kernel, kgo's refusal on the PREEMPT_RT kernels; a
+#                     kernel, the selftests on the PREEMPT_RT kernels; a
 #                     table (tools/matrix.sh)
 #   make bench        boot the stock kernel once: kgo against workqueues,
 #                     kthreads, Go and io_uring; a table, out/bench/*.json,

@@ -41,6 +41,16 @@
  * (interrupts, interrupts off, a spinlock or an RCU read side held)
  * warns once per function and fails with -EPERM, on every kernel; it
  * never sleeps there.
+ *
+ * On PREEMPT_RT, interrupt handlers run in threads, and a spinlock_t
+ * sleeps. kgo_go() and kgo_ready() work in hard interrupt context too
+ * there (a HARD hrtimer, an IRQF_NO_THREAD handler, a raw spinlock
+ * held); such a spawn takes its struct from a small reserve, and fails
+ * with -ENOMEM while it is empty. The calls that take a kgo_waitgroup's,
+ * a kgo_mutex's, a context's or a channel's lock are for threaded
+ * handlers and spinlock_t sections there, not hard interrupt context:
+ * where this file says "hardirq included" of them, that is what it
+ * means on RT, as for the kernel's own spinlock_t users.
  */
 #ifndef _KGO_H
 #define _KGO_H

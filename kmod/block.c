@@ -38,6 +38,15 @@
  *
  * No ABA on blocked_m: once the monitor cleared it, only the old M could
  * set it to itself again, and that M first has to learn it lost the P.
+ *
+ * PREEMPT_RT: a contended spinlock_t takes its waiter off the run queue
+ * too, in TASK_RTLOCK_WAIT, where other kernels spin. sched_out keeps
+ * the P for that wait, as for a preemption (kgo_task_rtlock_wait() in
+ * compat.h): a handoff for each contended lock would cost more than the
+ * wait, which priority inheritance keeps short. The notifiers run
+ * inside the scheduler with interrupts off; the one lock they take,
+ * sched.lock in sched_in's take-back, is raw, and the kick to the
+ * monitor is a HARD irq_work (monitor.c).
  */
 
 #include <linux/ktime.h>
@@ -101,9 +110,13 @@ static void kgo_m_sched_out(struct preempt_notifier *pn, struct task_struct *nex
 	 * not kept there only by a delayed dequeue) means preempted, not
 	 * asleep. A preempted M keeps its P, as does one on its own stack
 	 * (no curg) or inside kgo_block_begin/end, which handled its P
-	 * already.
+	 * already. So does one that waits for a spinlock_t on PREEMPT_RT
+	 * (kgo_task_rtlock_wait()): where other kernels spin, and a wait
+	 * kept as short, with the owner boosted to it; a handoff for each
+	 * contended lock would cost more than the wait.
 	 */
-	if (kgo_task_runnable(current) || !m->curg || !m->p || m->blocking)
+	if (kgo_task_runnable(current) || !m->curg || !m->p || m->blocking ||
+	    kgo_task_rtlock_wait(current))
 		return;
 	kgo_entersyscall(m);
 }
@@ -214,7 +227,7 @@ bool kgo_retake(struct kgo_sched *sched, struct kgo_p *p, u64 now, u64 after_ns)
 			kgo_newm_spare(p);
 		taken = true;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	/*
 	 * Blocked until now, not until the tick's @now: with trace_clock
 	 * "mono" (the same clock), the event's time less blocked_ns is

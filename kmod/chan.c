@@ -27,6 +27,15 @@
  * sched.lock (through kgo_ready()). lockdep sees the channel locks of
  * one select as nested under kgo_select_nest.
  *
+ * PREEMPT_RT: a channel's lock is a spinlock_t, which sleeps there, and
+ * interrupts stay on around it (kgo_lock_irq_disable(), locking.h), as
+ * spin_lock_irq() leaves them on RT. KGO_NOWAIT operations are then
+ * legal in threaded interrupt handlers and spinlock_t sections, not in
+ * hard interrupt context; a parking operation's locks are released by
+ * its unlockf with interrupts off, which RT allows. It is not a raw
+ * lock: an element copy of up to 4 KiB, a select's 64 channels and a
+ * close's wake-up of every waiter are not sections RT can bound.
+ *
  * A plain operation's waiter is claimed by whoever holds its channel's
  * lock (a partner, or a close), and by nothing else unless it has a
  * timeout: so its claim needs no atomic (struct kgo_waiter's single),
@@ -43,6 +52,7 @@
 #include <kgo.h>
 #include "check.h"
 #include "g.h"
+#include "locking.h"
 #include "m.h"
 #include "proc.h"
 #include "sched.h"
@@ -299,9 +309,9 @@ static __always_inline void kgo_case_finish(struct kgo_sudog *wake, struct kgo_m
 					    bool blocking, unsigned long flags)
 {
 	if (blocking)
-		local_irq_enable();
+		kgo_lock_irq_enable();
 	else
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 	if (wake)
 		kgo_waiter_wake_m(wake->w, m);
 }
@@ -475,9 +485,9 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	/* Blocking callers have interrupts on (kgo_may_block): no save. */
 	if (blocking) {
 		lockdep_assert_irqs_enabled();
-		local_irq_disable();
+		kgo_lock_irq_disable();
 	} else {
-		local_irq_save(flags);
+		flags = kgo_lock_irq_save();
 	}
 	kgo_sel_lock(&sel);
 	for (i = 0; i < n; i++) {
@@ -492,7 +502,7 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	}
 	if (!blocking) {
 		kgo_sel_unlock(&sel);
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 		ret = -EAGAIN;
 		goto done;
 	}
@@ -520,13 +530,13 @@ static __always_inline int __kgo_select(struct kgo_select_case *cases, unsigned 
 	 * the only one there can be. Only a timeout may leave it linked.
 	 */
 	if (n > 1 || why == KGO_WAIT_TIMEOUT) {
-		local_irq_disable();
+		kgo_lock_irq_disable();
 		kgo_sel_lock(&sel);
 		for (i = 0; i < n; i++)
 			if (cases[i].chan && kgo_sudog_queued(&sel.sg[i]))
 				kgo_waitq_del(&sel.sg[i]);
 		kgo_sel_unlock(&sel);
-		local_irq_enable();
+		kgo_lock_irq_enable();
 	}
 	kgo_waiter_destroy(&w);
 
@@ -605,10 +615,10 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 		might_sleep();
 		m = kgo_preempt_check_m(kgo_g_m());
 		lockdep_assert_irqs_enabled();
-		local_irq_disable();
+		kgo_lock_irq_disable();
 	} else {
 		m = kgo_g_m();
-		local_irq_save(flags);
+		flags = kgo_lock_irq_save();
 	}
 	/* As in kgo_select(): a deferred wake-up, owed if we go on. */
 	due = m && kgo_g_wakep_due(m);
@@ -622,7 +632,7 @@ static __always_inline int kgo_chan_op(struct kgo_select_case *cs, u64 timeout_n
 	}
 	if (!blocking) {
 		spin_unlock(&c->lock);
-		local_irq_restore(flags);
+		kgo_lock_irq_restore(flags);
 		if (due)
 			kgo_g_wakep_if_due(m);
 		return -EAGAIN;

@@ -5,6 +5,11 @@
  * which release the kernel changed; the rest of the tree has no version
  * tests. Included by C and by assembly, and by the samples and the test
  * module, which meet the same changes.
+ *
+ * PREEMPT_RT is one such difference: where nothing may allocate
+ * (kgo_may_not_alloc()), and how a wait for a sleeping spinlock_t looks
+ * to sched_out (kgo_task_rtlock_wait()). Both compile to nothing on
+ * other kernels.
  */
 #ifndef _KGO_COMPAT_H
 #define _KGO_COMPAT_H
@@ -36,25 +41,25 @@
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
 
 /*
- * kgo_kernel_unsupported() - the kind of kernel kgo refuses, or NULL
+ * kgo_may_not_alloc() - whether the caller may not allocate at all
  *
- * PREEMPT_RT (Debian's -rt flavours): spinlock_t sleeps there, and
- * sched.lock is taken from a hardirq hrtimer and from the sched_in
- * preempt notifier; a wait on an RT lock looks like blocking to
- * sched_out; and a migrate-disabled M can be bound to a CPU going
- * offline. kgo loaded there crashes or hangs, so it does not load.
- * What support needs is in the README ("PREEMPT_RT").
+ * PREEMPT_RT: kmalloc() and kfree() take sleeping locks, so nothing
+ * allocates or frees, GFP_ATOMIC or not, where preemption or interrupts
+ * are off: in hardirq proper (a HARD hrtimer, an IRQF_NO_THREAD
+ * handler), under a raw spinlock or preempt_disable(). A threaded
+ * interrupt handler, and a spinlock_t section, are preemptible there
+ * and may. Other kernels allocate with GFP_ATOMIC in all those places:
+ * never.
  */
-static inline const char *kgo_kernel_unsupported(void)
+static inline bool kgo_may_not_alloc(void)
 {
-	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return "PREEMPT_RT";
-	return NULL;
+	return IS_ENABLED(CONFIG_PREEMPT_RT) && !preemptible();
 }
 
 /*
@@ -139,6 +144,72 @@ static inline bool kgo_task_runnable(struct task_struct *t)
 	return task_is_runnable(t);
 #else
 	return READ_ONCE(t->on_rq);
+#endif
+}
+
+/*
+ * kgo_current() - current, loaded afresh each time
+ *
+ * A goroutine that switches may resume on another M's kthread: current
+ * before the switch is not current after it. The kernel's current
+ * assumes it never changes within a function: from 6.2 x86 reads it
+ * from pcpu_hot, and through a const alias (const_pcpu_hot, from 6.15
+ * const_current_task) wherever the compiler has __seg_gs, so it may
+ * load it once and keep it in a register across any call, kgo_switch()
+ * included (earlier kernels' this_cpu_read_stable() is an asm without
+ * volatile, which allows the same). This is a volatile per-CPU load.
+ * For code on a goroutine's side of a switch that runs on after one:
+ * the stores to current->stack and the look-up of the M (m.h).
+ */
+static __always_inline struct task_struct *kgo_current(void)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 2, 0) && \
+	LINUX_VERSION_CODE < KERNEL_VERSION(6, 15, 0)
+	return this_cpu_read(pcpu_hot.current_task);
+#else
+	return this_cpu_read(current_task);
+#endif
+}
+
+/*
+ * kgo_in_task() - in_task(), with current loaded afresh
+ *
+ * On PREEMPT_RT in_task() reads the softirq count from current
+ * (softirq_disable_cnt), which the compiler may have loaded before a
+ * switch (kgo_current()); elsewhere it reads only the preempt count, a
+ * per-CPU load that it repeats.
+ */
+static __always_inline bool kgo_in_task(void)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return !(preempt_count() & (NMI_MASK | HARDIRQ_MASK)) &&
+	       !(kgo_current()->softirq_disable_cnt & SOFTIRQ_MASK);
+#else
+	return in_task();
+#endif
+}
+
+/*
+ * kgo_task_rtlock_wait() - whether @t, switching out, waits for a lock
+ * that is a spinlock on other kernels
+ *
+ * PREEMPT_RT makes spinlock_t and rwlock_t sleeping locks (rtlock): a
+ * contended one dequeues its waiter as blocking does, where other
+ * kernels spin. 5.15 gave that wait its own state, TASK_RTLOCK_WAIT
+ * (the task's own state kept in saved_state meanwhile), which every
+ * kernel kgo builds for has; a mutex or rt_mutex wait, real blocking,
+ * is TASK_UNINTERRUPTIBLE there. Before 5.15 only pi_blocked_on told,
+ * and told both apart from nothing: the #else is for those. Compiled
+ * out on other kernels, where no task is ever in that state.
+ */
+static inline bool kgo_task_rtlock_wait(struct task_struct *t)
+{
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return false;
+#ifdef TASK_RTLOCK_WAIT
+	return READ_ONCE(t->__state) == TASK_RTLOCK_WAIT;
+#else
+	return READ_ONCE(t->pi_blocked_on);
 #endif
 }
 

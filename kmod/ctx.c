@@ -38,6 +38,14 @@
  * ctx->err is written once, under ctx->lock, and read locklessly; the
  * lock orders it against a sleeper's check, and READ_ONCE()/WRITE_ONCE()
  * are enough for a polling loop, which only needs to see it eventually.
+ *
+ * PREEMPT_RT: ctx->lock is a spinlock_t, which sleeps there. The
+ * sleeper takes its chain with interrupts left on (kgo_lock_irq_disable()
+ * in locking.h), as spin_lock_irq() leaves them on RT, and releases it
+ * from its park's unlockf with interrupts off, which RT allows. "Any
+ * context" for kgo_ctx_cancel() means on RT what it means for the
+ * kernel's spinlock_t users: threaded handlers and spinlock_t sections,
+ * not hard interrupt context or a raw spinlock.
  */
 
 #include <linux/bug.h>
@@ -50,6 +58,7 @@
 #include "check.h"
 #include "ctx.h"
 #include "g.h"
+#include "locking.h"
 #include "m.h"
 #include "sched.h"
 #include "waiter.h"
@@ -201,7 +210,7 @@ int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
 			KGO_WAIT_REASON_SLEEP, false);
 
 	ch.n = 0;
-	local_irq_disable();
+	kgo_lock_irq_disable();
 	for (c = ctx; c; c = c->parent) {
 		spin_lock_nested(&c->lock, ch.n);
 		ch.ctx[ch.n++] = c;
@@ -210,7 +219,7 @@ int __kgo_ctx_sleep(struct kgo_ctx *ctx, u64 ns, bool park)
 		if (ch.ctx[i]->err) {
 			err = ch.ctx[i]->err;
 			kgo_ctx_chain_unlock(&ch);
-			local_irq_enable();
+			kgo_lock_irq_enable();
 			kgo_waiter_destroy(&w);
 			return err;
 		}

@@ -14,12 +14,25 @@
  * and exit in the spawn bench when the list held 4096. The list is a
  * cache, and a shrinker gives it back to the slab under memory
  * pressure.
+ *
+ * PREEMPT_RT: a spawn where nothing may be allocated (hardirq proper, a
+ * raw spinlock held: kgo_may_not_alloc()) that finds no dead G to reuse
+ * takes a fresh one from a reserve of KGO_G_RESERVE, made at load and
+ * topped up by a work item whenever it falls below half: an allocation
+ * there is not allowed, GFP_ATOMIC or not. A reserve rather than a
+ * deferred spawn: kgo_go() returns the goroutine's id, and its caller
+ * may count on the goroutine being queued when it returns (kgo_go_wg()
+ * counts it already). Empty, the spawn fails with -ENOMEM, as a
+ * GFP_ATOMIC one may anywhere. Other kernels keep no reserve.
+ * allg_lock stays a spinlock_t: it is taken only where G structs are
+ * allocated or freed, which on RT is never where preemption is off.
  */
 
 #include <linux/rculist.h>
 #include <kunit/visibility.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "g.h"
@@ -41,6 +54,8 @@ const char *kgo_waitreason_str(enum kgo_waitreason r)
 {
 	return r < KGO_WAIT_REASON_NR ? kgo_waitreasons[r] : "?";
 }
+
+static void kgo_g_reserve_fill(struct work_struct *work);
 
 static struct shrinker *kgo_gfree_shrinker;
 static unsigned long kgo_gfree_shrink_count(struct shrinker *s,
@@ -65,7 +80,70 @@ int kgo_g_init(void)
 		kmem_cache_destroy(kgo_g_cache);
 		return -ENOMEM;
 	}
+	/* Short of memory, spawns that may not allocate fail until a refill. */
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		kgo_g_reserve_fill(NULL);
 	return 0;
+}
+
+static void kgo_g_free_chain(struct kgo_g *g);
+
+/* PREEMPT_RT: spawns that may not allocate find this many (see above). */
+#define KGO_G_RESERVE	64
+
+/*
+ * Tops the reserve up, a G at a time: allocated with the lock dropped,
+ * pushed under it. Charged to nobody, as a spawn from interrupt context
+ * is anyway (memcg.h). Context: process, may sleep.
+ */
+static void kgo_g_reserve_fill(struct work_struct *work)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_g *g;
+
+	while (READ_ONCE(sched->ngreserve) < KGO_G_RESERVE) {
+		g = kgo_g_alloc(GFP_KERNEL);
+		if (!g)
+			return;		/* the next take asks again */
+		kgo_sched_lock_irqsave(sched, flags);
+		g->schedlink = sched->greserve;
+		sched->greserve = g;
+		WRITE_ONCE(sched->ngreserve, sched->ngreserve + 1);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
+	}
+}
+
+static DECLARE_WORK(kgo_g_reserve_work, kgo_g_reserve_fill);
+
+/**
+ * kgo_g_reserve_take() - a G for a spawn that may not allocate (RT)
+ *
+ * One pop under sched.lock; below half, the refill is queued (a raw
+ * pool lock: legal here on RT).
+ *
+ * Context: any, hardirq included. Return: an IDLE G, or NULL if the
+ * reserve is empty.
+ */
+struct kgo_g *kgo_g_reserve_take(void)
+{
+	struct kgo_sched *sched = &kgo_sched;
+	unsigned long flags;
+	struct kgo_g *g;
+	bool low;
+
+	kgo_sched_lock_irqsave(sched, flags);
+	g = sched->greserve;
+	if (g) {
+		sched->greserve = g->schedlink;
+		WRITE_ONCE(sched->ngreserve, sched->ngreserve - 1);
+		g->schedlink = NULL;
+	}
+	low = sched->ngreserve < KGO_G_RESERVE / 2 && !sched->stopping;
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
+	if (low)
+		queue_work(system_unbound_wq, &kgo_g_reserve_work);
+	return g;
 }
 
 /* Context: the global list drained (kgo_sched_exit()). */
@@ -74,6 +152,11 @@ void kgo_g_exit(void)
 	kgo_shrinker_destroy(kgo_gfree_shrinker);
 	kgo_gfree_shrinker = NULL;
 	kgo_g_drain_free(NULL);	/* what the shrinker may have raced in */
+	/* No spawn is left to queue the refill again. */
+	cancel_work_sync(&kgo_g_reserve_work);
+	kgo_g_free_chain(kgo_sched.greserve);
+	kgo_sched.greserve = NULL;
+	kgo_sched.ngreserve = 0;
 	kmem_cache_destroy(kgo_g_cache);
 }
 
@@ -150,7 +233,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 	if (p && !p->gfree && READ_ONCE(sched->ngfree)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		p->gfree = kgo_gfree_global_take(sched, false, &n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		p->ngfree = n;
 	}
 	if (p && p->gfree) {
@@ -160,7 +243,7 @@ struct kgo_g *kgo_g_reuse(struct kgo_p *p)
 	} else if (!p && READ_ONCE(sched->ngfree)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_gfree_global_take(sched, true, &n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 	}
 	if (g)
 		kgo_g_clear(g);
@@ -190,7 +273,7 @@ struct kgo_g *kgo_gcache_get(struct kgo_gcache *c)
 			return NULL;
 		kgo_sched_lock_irqsave(sched, flags);
 		c->head = kgo_gfree_global_take(sched, false, &c->n);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (!c->n)
 			return NULL;
 	}
@@ -251,12 +334,12 @@ static void kgo_gfree_spill(struct kgo_sched *sched, struct kgo_gqueue *q,
 
 	kgo_sched_lock_irqsave(sched, flags);
 	if (sched->ngfree + n > KGO_GFREE_GLOBAL_MAX) {
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_g_release_all(q);
 		return;
 	}
 	kgo_gfree_global_put(sched, q, n);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -370,7 +453,7 @@ unsigned long kgo_gfree_shrink(unsigned long nr)
 	while (freed < nr) {
 		kgo_sched_lock_irq(sched);
 		batch = kgo_gfree_global_take(sched, false, &n);
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		if (!batch)
 			break;
 		kgo_g_free_chain(batch);
@@ -415,7 +498,12 @@ bool kgo_g_readied(struct kgo_g *g)
 /*
  * Names, in the kernel log, the goroutines that hold an unload (up to
  * KGO_G_REPORT_MAX of them): their function and what they wait for.
- * Copied under allg_lock, printed after it.
+ * Copied under RCU, as debugfs.c reads allg, and printed after it: not
+ * under allg_lock, which is raw (PREEMPT_RT) and so must not be held
+ * over a walk as long as the dead Gs kept for reuse. G structs are
+ * SLAB_TYPESAFE_BY_RCU: one freed and reused meanwhile is still a G,
+ * and one put back on allg meanwhile goes to its tail, so the walk ends
+ * early at worst; for a report, that is enough.
  */
 #define KGO_G_REPORT_MAX	8
 
@@ -428,11 +516,10 @@ void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs)
 		u8 why;
 	} seen[KGO_G_REPORT_MAX];
 	unsigned int n = 0, i;
-	unsigned long flags;
 	struct kgo_g *g;
 
-	spin_lock_irqsave(&sched->allg_lock, flags);
-	list_for_each_entry(g, &sched->allg, allg_node) {
+	rcu_read_lock();
+	list_for_each_entry_rcu(g, &sched->allg, allg_node) {
 		int st = atomic_read(&g->status);
 
 		if (st == KGO_G_IDLE || st == KGO_G_DEAD)
@@ -444,7 +531,7 @@ void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs)
 		if (++n == KGO_G_REPORT_MAX)
 			break;
 	}
-	spin_unlock_irqrestore(&sched->allg_lock, flags);
+	rcu_read_unlock();
 
 	pr_warn("unload waits %us for %lld goroutines to exit:\n", secs, alive);
 	for (i = 0; i < n; i++)

@@ -247,6 +247,7 @@ struct kgo_gcache {
 struct kgo_g *kgo_gcache_get(struct kgo_gcache *c);
 void kgo_gcache_drain(struct kgo_gcache *c);
 struct kgo_g *kgo_g_alloc(gfp_t gfp);
+struct kgo_g *kgo_g_reserve_take(void);
 void kgo_g_free(struct kgo_p *p, struct kgo_g *g);
 void kgo_g_drain_free(struct kgo_p *p);
 void kgo_g_report_alive(struct kgo_sched *sched, s64 alive, unsigned int secs);

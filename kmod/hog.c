@@ -94,6 +94,13 @@
  * p->relieved_m are under sched.lock; m->nextp_relief is set under it
  * and read by the woken M as m.h says; m->relieved as m.h says. At most
  * one relief per P is under way.
+ *
+ * PREEMPT_RT changes only the lock here: sched.lock is raw (sched.c,
+ * "Lock order"), and the takeover's section under it reads and writes a
+ * few fields. The unbind (set_cpus_allowed_ptr()) runs in the monitor,
+ * which may sleep; where it finds the M's CPU among the online ones it
+ * leaves the M where it is, inside a migrate-disabled spinlock_t section
+ * or not.
  */
 
 #include <linux/cpumask.h>
@@ -133,7 +140,7 @@ void kgo_hog_prepare(struct kgo_sched *sched, struct kgo_p *p)
 		return;
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_newm_spare(p);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -195,7 +202,7 @@ bool kgo_hog_relieve(struct kgo_sched *sched, struct kgo_p *p, u32 tick)
 	p->relief_tick = tick;
 	asked = true;
 out:
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return asked;
 }
 
@@ -259,7 +266,7 @@ bool kgo_hog_unbind(struct kgo_sched *sched, struct kgo_p *p)
 	kgo_sched_lock_irq(sched);
 	hog = p->relieved_m;
 	WRITE_ONCE(p->relieved_m, NULL);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	if (!hog)
 		return false;
 	mutex_lock(&hog->affinity_lock);

@@ -14,6 +14,14 @@
  *
  * Everything here that changes pidle, midle, mtransit or the want*
  * requests does so under sched.lock.
+ *
+ * PREEMPT_RT: sched.lock is raw (sched.c, "Lock order"). Under it here:
+ * O(1) list operations, a walk of the idle Ps, and wake-ups by
+ * wake_up_process(), queue_work() and irq_work_queue(), all of which
+ * take raw locks only. kgo_reacquire_home_atomic() runs in the sched_in
+ * notifier. An M is home on the CPU it runs on, not the one its mask
+ * names (kgo_m_rebind()): RT's migrate-disabled spinlock_t sections
+ * made the difference a WARNING at CPU hotplug.
  */
 
 #include <linux/kthread.h>
@@ -302,7 +310,7 @@ again:
 		if (p->mcount < kgo_max_ms && !p->nmidle && !p->mtransit)
 			what = NEWM_SPARE;
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (what == NEWM_NONE)
 		return;
 
@@ -322,7 +330,7 @@ again:
 		}
 		kgo_pidleput(sched, p);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /*
@@ -350,7 +358,7 @@ void kgo_wakep_slow(struct kgo_sched *sched)
 		kgo_count(KGO_COUNT_SHARED_RMW);
 		atomic_dec(&sched->nmspinning);
 	}
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 
 /**
@@ -383,11 +391,11 @@ void kgo_put_outside(struct kgo_g *g)
 		 */
 		kgo_runqput(p, g, false);
 		kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		return;
 	}
 	kgo_globrunqput(sched, g);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	kgo_wakep();
 }
 
@@ -402,7 +410,7 @@ void kgo_start_idle(struct kgo_sched *sched, u32 n)
 		p = sched->stopping ? NULL : kgo_pidleget(sched, NULL);
 		if (p)
 			kgo_startm(p, false);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (!p)
 			break;
 	}
@@ -414,24 +422,38 @@ void kgo_start_idle(struct kgo_sched *sched, u32 n)
  * An M whose CPU went offline was moved elsewhere by the kernel (with
  * "no longer affine" in the log). Its home P only comes back with the
  * CPU, so bind it there again before it runs that P's goroutines.
+ *
+ * Bound is not the same as there. While its CPU goes offline (online,
+ * no longer active), set_cpus_allowed_ptr() accepts the mask of that
+ * CPU alone for a kthread, and returns 0 without moving it: no task may
+ * go there any more (the stopper's __migrate_task() refuses a dying
+ * CPU). The M then runs on another CPU, one its mask excludes, and the
+ * test below used to find it home by its mask: it could take its P
+ * when the CPU came back and run the P's goroutines there. The first
+ * preemption inside a migrate_disable() section (any spinlock_t on
+ * PREEMPT_RT, vmalloc()'s) then ends in migrate_enable() finding the
+ * task outside its mask with no migration pending: the WARNING in
+ * affine_move_task() that CPU hotplug gave on 6.1-rt and 6.12-rt. So
+ * success is where we run, not the mask; and an M that could not get
+ * home leaves its mask open to every CPU, as the kernel's own fallback
+ * does, for the next call to try again.
+ *
  * Context: process, may sleep, the M itself, nothing held.
  */
 static void kgo_m_rebind(struct kgo_m *m)
 {
-	const struct cpumask *home = cpumask_of(m->home->cpu);
+	int home = m->home->cpu;
 
-	/*
-	 * Bound to one CPU and on it: that CPU is home, and cpumask_equal()
-	 * need not walk the mask on every wake-up.
-	 */
-	if (likely(current->nr_cpus_allowed == 1 &&
-		   raw_smp_processor_id() == m->home->cpu))
+	/* Bound to one CPU and on it: that CPU is home. */
+	if (likely(current->nr_cpus_allowed == 1 && raw_smp_processor_id() == home))
 		return;
-	if (cpumask_equal(current->cpus_ptr, home))
+	if (!set_cpus_allowed_ptr(current, cpumask_of(home)) &&
+	    raw_smp_processor_id() == home)
 		return;
-	/* Fails only if the CPU went away again; its P then stops us. */
-	if (set_cpus_allowed_ptr(current, home))
-		pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, m->home->cpu);
+	/* Its CPU is going or gone: its P stops us, or waits for the CPU. */
+	pr_debug("M %llu: cannot rebind to CPU %d\n", m->id, home);
+	if (set_cpus_allowed_ptr(current, cpu_possible_mask))
+		pr_debug("M %llu: cannot unbind either\n", m->id);
 }
 
 /*
@@ -459,7 +481,7 @@ static void kgo_m_settle(struct kgo_m *m)
 	mutex_lock(&m->affinity_lock);
 	kgo_sched_lock_irqsave(m->sched, flags);
 	WRITE_ONCE(m->relieved, false);
-	spin_unlock_irqrestore(&m->sched->lock, flags);
+	raw_spin_unlock_irqrestore(&m->sched->lock, flags);
 	kgo_m_rebind(m);
 	mutex_unlock(&m->affinity_lock);
 }
@@ -488,7 +510,7 @@ static struct kgo_p *kgo_pidleget_home(struct kgo_m *m)
 
 	kgo_sched_lock_irqsave(sched, flags);
 	p = sched->stopping ? NULL : kgo_pidleget_exact(sched, m->home);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return p;
 }
 
@@ -523,9 +545,13 @@ void kgo_reacquire_home_atomic(struct kgo_m *m)
 {
 	struct kgo_p *p;
 
-	/* Unsettled, it may be unbound at any time (hog.c). */
-	if (READ_ONCE(m->relieved) ||
-	    !cpumask_equal(current->cpus_ptr, cpumask_of(m->home->cpu)))
+	/*
+	 * Unsettled, it may be unbound at any time (hog.c). Bound home and
+	 * on it, as kgo_m_rebind() tests, not bound alone: a mask of the
+	 * home CPU while it goes offline does not bring us there.
+	 */
+	if (READ_ONCE(m->relieved) || current->nr_cpus_allowed != 1 ||
+	    raw_smp_processor_id() != m->home->cpu)
 		return;
 	p = kgo_pidleget_home(m);
 	if (p) {
@@ -610,7 +636,7 @@ enum kgo_nextp kgo_take_nextp(struct kgo_m *m)
 		taken = kgo_hog_takeover(m, p);
 		if (!taken)
 			m->home->mtransit++;	/* until kgo_stopm() */
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		return taken ? KGO_NEXTP_TAKEN : KGO_NEXTP_NONE;
 	}
 	if (!p)
@@ -637,7 +663,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 	for (;;) {
 		lockdep_assert_held(&sched->lock);
 		if (sched->stopping) {
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			return false;
 		}
 		if (home->wantm) {
@@ -649,7 +675,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 			}
 			p = home;
 			spinning = home->wantm_spinning;
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			break;
 		}
 		if (home->wantrelief) {
@@ -660,7 +686,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 			 */
 			home->wantrelief = false;
 			if (kgo_hog_takeover(m, home)) {
-				spin_unlock_irqrestore(&sched->lock, flags);
+				raw_spin_unlock_irqrestore(&sched->lock, flags);
 				return true;
 			}
 		}
@@ -668,7 +694,7 @@ static bool kgo_stopm_locked(struct kgo_m *m, unsigned long flags)
 		m->idle_since = jiffies;
 		list_add(&m->idle_node, &home->midle);
 		home->nmidle++;
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 		kgo_m_park(m);
 		switch (kgo_take_nextp(m)) {
@@ -757,7 +783,7 @@ void kgo_p_stop_held(struct kgo_m *m)
 	WRITE_ONCE(p->status, KGO_P_OFFLINE);
 	WRITE_ONCE(sched->gomaxprocs, sched->gomaxprocs - 1);
 	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	wake_up_all(&sched->pstop_wq);
 	if (queued)
 		kgo_start_idle(sched, queued);
@@ -770,6 +796,6 @@ bool kgo_m_stop_pless(struct kgo_m *m)
 
 	kgo_sched_lock_irqsave(m->sched, flags);
 	m->home->mtransit++;	/* until kgo_stopm() */
-	spin_unlock_irqrestore(&m->sched->lock, flags);
+	raw_spin_unlock_irqrestore(&m->sched->lock, flags);
 	return kgo_stopm(m);
 }

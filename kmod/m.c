@@ -5,6 +5,10 @@
  * goroutines, and binding keeps the work where the P's queue and caches
  * are. Ms are created on demand, when a P must run and none of its
  * CPU's Ms is idle (see kgo_startm()), and stopped at module unload.
+ *
+ * PREEMPT_RT: kgo_m_wake() wakes under sched.lock, raw there:
+ * wake_up_process() takes only the task's and the run queue's raw
+ * locks, which RT allows under it.
  */
 
 #include <linux/kthread.h>
@@ -166,7 +170,7 @@ int kgo_m_create(struct kgo_p *home, struct kgo_p *p, bool spinning, bool relief
 	if (!p)
 		home->mtransit++;	/* until its kgo_stopm() */
 	m->woken = true;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 	if (home->cpu != raw_smp_processor_id())
 		kgo_count(KGO_COUNT_XCPU_WAKE);

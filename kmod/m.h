@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "check.h"
+#include "compat.h"
 
 struct kgo_g;
 struct kgo_p;
@@ -135,7 +136,8 @@ static __always_inline struct kgo_m *kgo_this_m(void)
 	/* An RCU read-side section: the M named may be exiting (m.c). */
 	preempt_disable_notrace();
 	m = __this_cpu_read(kgo_cpu_m);
-	mine = m && READ_ONCE(m->task) == current;
+	/* Afresh: the caller may be a G that switched since (compat.h). */
+	mine = m && READ_ONCE(m->task) == kgo_current();
 	preempt_enable_notrace();
 	return likely(mine) ? m : kgo_this_m_slow();
 }
@@ -157,7 +159,7 @@ static inline struct kgo_m *kgo_g_m(void)
 {
 	struct kgo_m *m;
 
-	if (!in_task())
+	if (!kgo_in_task())
 		return NULL;
 	m = kgo_this_m();
 	return m && m->curg && !m->blocking ? m : NULL;

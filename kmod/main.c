@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kgo: goroutines inside the Linux kernel. This file only orders module
- * init and exit; teardown runs in reverse.
+ * init and exit; teardown runs in reverse. No kind of kernel is refused:
+ * PREEMPT_RT ones load kgo as any other (README, "PREEMPT_RT").
  */
 
 #include <linux/init.h>
@@ -9,7 +10,6 @@
 
 #include "block.h"
 #include "budget.h"
-#include "compat.h"
 #include "feed.h"
 #include "floor.h"
 #include "debugfs.h"
@@ -24,18 +24,7 @@
 
 static int __init kgo_init(void)
 {
-	const char *unsupported = kgo_kernel_unsupported();
 	int ret;
-
-	/*
-	 * A kernel kgo cannot run on: refused before anything at all, with
-	 * one line that says why.
-	 */
-	if (unsupported) {
-		pr_err("refusing to load: not supported on %s kernels (kgo's README, section %s)\n",
-		       unsupported, unsupported);
-		return -EOPNOTSUPP;
-	}
 
 	/*
 	 * Every parameter first: a bad one fails the load before anything

@@ -32,6 +32,13 @@
  * it start over at 20 us after every such sleep: 50 fast ticks each
  * time, 118,000 wake-ups of the monitor for 290,000 messages on one
  * CPU, each a context switch in and out for nothing.
+ *
+ * PREEMPT_RT: the kick is a HARD irq_work (all it does is wake the
+ * monitor, as hardirq may there), where another would run in a
+ * kthread, a wake-up more. Under sched.lock, raw on RT, the reap walks
+ * one CPU's Ms idle past m_idle_ms at a time (at most max_ms_per_cpu),
+ * once a second, and sends them to exit; a work item waits for them
+ * and frees them, with no lock held.
  */
 
 #include <linux/delay.h>
@@ -352,10 +359,14 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 	LIST_HEAD(dead);
 	int i;
 
-	kgo_sched_lock_irq(sched);
+	/*
+	 * The lock a P at a time: a section walks one CPU's idle Ms, not
+	 * every CPU's (raw on PREEMPT_RT, it must stay short).
+	 */
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
+		kgo_sched_lock_irq(sched);
 		/* midle is newest first: the oldest is at the tail. */
 		while (p->nmidle > 1) {
 			m = list_last_entry(&p->midle, struct kgo_m, idle_node);
@@ -374,8 +385,8 @@ static void kgo_monitor_reap(struct kgo_sched *sched)
 			list_add(&m->idle_node, &dead);
 			kgo_m_wake(m, NULL, false);	/* makes it exit */
 		}
+		raw_spin_unlock_irq(&sched->lock);
 	}
-	spin_unlock_irq(&sched->lock);
 	if (list_empty(&dead))
 		return;
 
@@ -396,7 +407,7 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 
 	kgo_sched_lock_irq(sched);
 	if (atomic_read(&sched->npidle) != sched->gomaxprocs) {
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		return;
 	}
 	/* Ms that kgo_monitor_reap() will stop: wake up for them. */
@@ -404,14 +415,14 @@ static void kgo_monitor_idle(struct kgo_sched *sched)
 		spare |= sched->allp[i]->nmidle > 1;
 	sched->monitor_waiting = true;
 	set_current_state(TASK_IDLE);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	if (!kthread_should_stop())
 		schedule_timeout(spare ? HZ : MAX_SCHEDULE_TIMEOUT);
 	__set_current_state(TASK_RUNNING);
 
 	kgo_sched_lock_irq(sched);
 	sched->monitor_waiting = false;
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 }
 
 /*
@@ -426,7 +437,12 @@ static void kgo_monitor_kick_fn(struct irq_work *work)
 	wake_up_process(sched->monitor);
 }
 
-static DEFINE_IRQ_WORK(kgo_monitor_kick_work, kgo_monitor_kick_fn);
+/*
+ * HARD: on PREEMPT_RT an irq_work not so marked runs in a per-CPU
+ * kthread, one more wake-up before the monitor's. This one only wakes a
+ * task, which hardirq may do there too.
+ */
+static struct irq_work kgo_monitor_kick_work = IRQ_WORK_INIT_HARD(kgo_monitor_kick_fn);
 
 /*
  * A P got busy while the monitor slept: wake it at this CPU's next tick,
@@ -518,7 +534,7 @@ void kgo_monitor_exit(void)
 	/* No more wake-ups from kgo_pidleget(). */
 	kgo_sched_lock_irqsave(sched, flags);
 	sched->monitor_waiting = false;
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	irq_work_sync(&kgo_monitor_kick_work);
 	irq_work_sync(&sched->monitor_busy);
 	/* The Ms it stopped exit before their code goes (no more reaps). */

@@ -21,6 +21,12 @@
  * asleep. The online callback starts the P again.
  *
  * Lock order: the CPU hotplug lock -> kgo_procs_lock -> sched.lock.
+ *
+ * PREEMPT_RT: sched.lock is raw, and the loops under it here walk the
+ * Ps, as many as the CPUs. An M inside a spinlock_t section on RT is
+ * migrate-disabled, and a CPU going offline waits for it to leave the
+ * section; an M that binds itself to a CPU going offline is not moved
+ * there (kgo_m_rebind() in idle.c).
  */
 
 #include <linux/cpu.h>
@@ -90,7 +96,7 @@ static void kgo_p_stop(struct kgo_sched *sched, struct kgo_p *p)
 	for (;;) {
 		kgo_sched_lock_irq(sched);
 		done = kgo_p_stop_locked(sched, p, &moved);
-		spin_unlock_irq(&sched->lock);
+		raw_spin_unlock_irq(&sched->lock);
 		if (done)
 			break;
 		/*
@@ -139,7 +145,7 @@ static void kgo_procs_apply(struct kgo_sched *sched, int dying_cpu)
 			kgo_p_start_locked(sched, p);
 		}
 	}
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 
 	for (i = 0; i < sched->nprocs; i++)
 		if (!sched->allp[i]->enabled)

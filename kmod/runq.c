@@ -62,6 +62,10 @@
  * A full stack sends its older half to the ring. Without preempt
  * notifiers a P stays with an M that sleeps in the kernel, and only
  * thieves can help it, so there the stack is not used.
+ *
+ * PREEMPT_RT: the owner's side is lock-free, often with preemption off
+ * (a G pins its P); only an overflow takes sched.lock, raw on RT, for a
+ * batch of half a ring plus one.
  */
 
 #include <linux/atomic.h>
@@ -115,7 +119,7 @@ static bool kgo_runqputslow(struct kgo_p *p, struct kgo_g *g, u32 h, u32 t)
 
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_globrunqputbatch(sched, &q, n + 1);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	return true;
 }
 

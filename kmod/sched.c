@@ -163,6 +163,21 @@
  *               -> the kernel's rq/pi locks (wake_up_process)
  *   sched.allg_lock, p->stack_lock, kgo_users_lock (user.c): leaves.
  *
+ * sched.lock is the one raw spinlock. On PREEMPT_RT, where a spinlock_t
+ * sleeps, it is taken where nothing may sleep: by a HARD hrtimer that
+ * readies a goroutine (waiter.c), in the sched_in preempt notifier
+ * (block.c), and by a G with its P pinned. So what it covers stays
+ * short and bounded: O(1) queue and list operations, walks of the Ps
+ * or of a bounded batch (half a ring, a P's queues when it stops), and
+ * at unload or a reap the idle Ms of one CPU; no allocation, no free,
+ * no walk as long as a user's input; and for wake-ups only
+ * wake_up_process(), queue_work() and irq_work_queue(), which take raw
+ * locks themselves (a wait queue's wake_up() is done after the
+ * unlock). Every other lock of kgo's is a spinlock_t or a mutex,
+ * sleeping on RT: each comes before sched.lock in the order or beside
+ * it, never under it. A spawn where RT allows no allocation takes a G
+ * from g.c's reserve.
+ *
  * Memory a goroutine costs is charged to its spawner's memory cgroup
  * (memcg.h), and the debugfs views read Ms and Gs under RCU, never
  * holding these locks (debugfs.c).
@@ -180,6 +195,7 @@
 
 #include "budget.h"
 #include "check.h"
+#include "compat.h"
 #include "g.h"
 #include "feed.h"
 #include "floor.h"
@@ -200,7 +216,7 @@
 #define KGO_STEAL_TRIES		4
 
 struct kgo_sched kgo_sched = {
-	.lock = __SPIN_LOCK_UNLOCKED(kgo_sched.lock),
+	.lock = __RAW_SPIN_LOCK_UNLOCKED(kgo_sched.lock),
 	.allm = LIST_HEAD_INIT(kgo_sched.allm),
 	.allg_lock = __SPIN_LOCK_UNLOCKED(kgo_sched.allg_lock),
 	.allg = LIST_HEAD_INIT(kgo_sched.allg),
@@ -366,7 +382,7 @@ top:
 	if (p->schedtick % KGO_GLOBAL_CHECK == 0 && READ_ONCE(sched->runqsize)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 1);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
 			/* Rule 5: runnext, if any, now waits behind it. */
 			kgo_wakep_for_batch(p);
@@ -389,7 +405,7 @@ top:
 	if (READ_ONCE(sched->runqsize)) {
 		kgo_sched_lock_irqsave(sched, flags);
 		g = kgo_globrunqget(sched, p, 0);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (g) {
 			kgo_wakep_for_batch(p);
 			return g;
@@ -424,14 +440,14 @@ drop:
 	kgo_sched_lock_irqsave(sched, flags);
 	if (!sched->stopping && sched->runqsize) {
 		g = kgo_globrunqget(sched, p, 0);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_wakep_for_batch(p);
 		return g;
 	}
 	if (!sched->stopping && !m->spinning && atomic_read(&sched->needspinning)) {
 		/* Rule 4: a wakep found no idle P; spin on its behalf. */
 		kgo_become_spinning(m);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		goto top;
 	}
 	kgo_pstat_inc(p, mparks);
@@ -443,7 +459,7 @@ drop:
 	}
 	kgo_pidleput(sched, kgo_releasep(m));
 	m->home->mtransit++;	/* until kgo_stopm() or the recheck below */
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 
 	m->spinning = false;
 	/*
@@ -467,7 +483,7 @@ drop:
 				p->wantrelief = false;
 				p->relief_pending = false;
 			}
-			spin_unlock_irqrestore(&sched->lock, flags);
+			raw_spin_unlock_irqrestore(&sched->lock, flags);
 			kgo_acquirep(m, p);
 			kgo_become_spinning(m);
 			goto top;
@@ -477,7 +493,7 @@ drop:
 			atomic_inc(&sched->nmspinning);
 			kgo_startm(p, true);
 		}
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 	}
 	if (!kgo_stopm(m))
 		return NULL;
@@ -626,7 +642,9 @@ static struct kgo_g *__kgo_newproc(struct kgo_m *m, struct kgo_gcache *gc,
 	if (!charged)
 		return ERR_PTR(-ENOMEM);
 	memcg = kgo_memcg_spawner(m ? m->curg->memcg : NULL, m);
-	if (!g) {
+	if (!g && kgo_may_not_alloc()) {
+		g = kgo_g_reserve_take();	/* PREEMPT_RT, atomic: g.c */
+	} else if (!g) {
 		old = set_active_memcg(memcg);
 		g = kgo_g_alloc(gfp | __GFP_ACCOUNT);
 		set_active_memcg(old);
@@ -718,7 +736,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 		nglob = n - kgo_inject_idle_p(sched, q, n);
 		if (nglob)
 			kgo_globrunqputbatch(sched, q, nglob);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		if (nglob)
 			kgo_start_idle(sched, nglob);
 		else if (n > 1)
@@ -731,7 +749,7 @@ void kgo_injectglist(struct kgo_gqueue *q, u32 n)
 	if (nglob) {
 		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqputbatch(sched, &glob, nglob);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_start_idle(sched, nglob);
 	}
 	while ((g = kgo_gqueue_pop(q)))
@@ -850,7 +868,7 @@ void kgo_sched_snapshot(struct kgo_sched_snap *snap)
 		snap->nmidle += sched->allp[i]->nmidle;
 	snap->runqsize = sched->runqsize;
 	snap->galive = kgo_galive(sched);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 }
 EXPORT_SYMBOL_IF_KUNIT(kgo_sched_snapshot);
 
@@ -940,16 +958,23 @@ void kgo_sched_exit(void)
 
 	kgo_sched_lock_irq(sched);
 	sched->stopping = true;
+	raw_spin_unlock_irq(&sched->lock);
+	/*
+	 * No M goes on a midle list once it saw stopping under the lock
+	 * (kgo_stopm()); those already there are woken a P at a time, so
+	 * that a section of the lock (raw on PREEMPT_RT) walks one CPU's.
+	 */
 	for (i = 0; i < sched->nprocs; i++) {
 		struct kgo_p *p = sched->allp[i];
 
+		kgo_sched_lock_irq(sched);
 		list_for_each_entry_safe(m, tmp, &p->midle, idle_node) {
 			list_del_init(&m->idle_node);
 			p->nmidle--;
 			kgo_m_wake(m, NULL, false);
 		}
+		raw_spin_unlock_irq(&sched->lock);
 	}
-	spin_unlock_irq(&sched->lock);
 
 	for (i = 0; i < sched->nprocs; i++)
 		cancel_work_sync(&sched->allp[i]->newm_work);
@@ -958,7 +983,7 @@ void kgo_sched_exit(void)
 	/* No M is created after the works are cancelled. */
 	kgo_sched_lock_irq(sched);
 	list_splice_init(&sched->allm, &allm);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	list_for_each_entry_safe(m, tmp, &allm, all_node) {
 		kthread_stop(m->task);
 		put_task_struct(m->task);

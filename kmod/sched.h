@@ -38,8 +38,11 @@ struct kgo_sched {
 	 * Taken with interrupts off: kgo_ready() and kgo_go() from hardirq
 	 * put Gs on the global queue. Lock order: sched->lock, then the
 	 * scheduler's wake-ups (the rq lock inside wake_up_process()).
+	 * Raw: on PREEMPT_RT it is taken from a HARD hrtimer, the sched_in
+	 * notifier and with a P pinned, so its sections stay bounded
+	 * (sched.c, "Lock order").
 	 */
-	spinlock_t lock;
+	raw_spinlock_t lock;
 
 	struct kgo_gqueue runq;		/* L: the global run queue */
 	u32 runqsize;			/* L, racy */
@@ -54,6 +57,12 @@ struct kgo_sched {
 	 */
 	struct kgo_g *gfree;
 	unsigned int ngfree;		/* L, racy */
+	/*
+	 * PREEMPT_RT only: fresh G structs for spawns where nothing may be
+	 * allocated (g.c's reserve), a stack through schedlink.
+	 */
+	struct kgo_g *greserve;		/* L */
+	unsigned int ngreserve;		/* L, racy */
 
 	/*
 	 * RUNNABLE Gs whose first run found no stack within the budget, or
@@ -120,13 +129,13 @@ extern struct kgo_sched kgo_sched;
 #define kgo_sched_lock_irqsave(sched, flags)			\
 	do {							\
 		kgo_count(KGO_COUNT_SCHED_LOCK);		\
-		spin_lock_irqsave(&(sched)->lock, flags);	\
+		raw_spin_lock_irqsave(&(sched)->lock, flags); \
 	} while (0)
 
 #define kgo_sched_lock_irq(sched)				\
 	do {							\
 		kgo_count(KGO_COUNT_SCHED_LOCK);		\
-		spin_lock_irq(&(sched)->lock);			\
+		raw_spin_lock_irq(&(sched)->lock);		\
 	} while (0)
 
 /*

@@ -12,6 +12,13 @@
  *
  * The assembly of the switch itself is switch_64.S; the M's loop that
  * calls kgo_execute() is kgo_schedule() in sched.c.
+ *
+ * PREEMPT_RT: sched.lock, taken here for the global queue and the
+ * stack wait, is raw there and its sections here are O(1). A parking
+ * G's unlockf runs with interrupts off and may release spinlock_t's,
+ * which sleep on RT to be taken, never to be released (locking.h).
+ * What an exit frees, and the stack a first run allocates, the M
+ * handles on its own stack with interrupts on, where RT allows it.
  */
 
 #include <linux/export.h>
@@ -69,7 +76,7 @@ void kgo_stackwait_kick(struct kgo_sched *sched, u32 n)
 		k++;
 	}
 	WRITE_ONCE(sched->nstackwait, sched->nstackwait - k);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (k)
 		kgo_wakep();
 }
@@ -91,7 +98,7 @@ static void kgo_stackwait_add(struct kgo_sched *sched, struct kgo_g *g, bool nom
 	kgo_sched_lock_irqsave(sched, flags);
 	kgo_gqueue_push_back(&sched->stackwait, g);
 	WRITE_ONCE(sched->nstackwait, sched->nstackwait + 1);
-	spin_unlock_irqrestore(&sched->lock, flags);
+	raw_spin_unlock_irqrestore(&sched->lock, flags);
 	if (nomem) {
 		pr_warn_ratelimited("no memory for a goroutine stack: retrying in %d ms\n",
 				    KGO_STACKWAIT_RETRY_MS);
@@ -211,6 +218,17 @@ resume:
 	 */
 	g = kgo_switch(&m->g0_sp, &g->sp, NULL);
 	m->curg = NULL;
+	/*
+	 * The G that switched back set our current->stack to our own: on
+	 * its side of the switch, with kgo_current(). One that set another
+	 * M's instead leaves ours on a G stack, which goes back to a cache
+	 * and is reused while the unwinder, and schedule()'s check of
+	 * STACK_END_MAGIC, still read it as ours.
+	 */
+	if (KGO_CHECK_SWITCHES)
+		WARN_ONCE(current->stack != m->own_stack,
+			  "kgo: M %llu back from G %llu with current->stack %px, not its own\n",
+			  m->id, g->goid, current->stack);
 	kgo_g_stamp_stopped(g);
 	/*
 	 * The P may have been handed off while the G blocked in the kernel
@@ -290,7 +308,7 @@ global:
 		WRITE_ONCE(g->preempt, false);
 		kgo_sched_lock_irqsave(sched, flags);
 		kgo_globrunqput(sched, g);
-		spin_unlock_irqrestore(&sched->lock, flags);
+		raw_spin_unlock_irqrestore(&sched->lock, flags);
 		kgo_wakep();
 		break;
 	case KGO_REQ_EXIT:
@@ -472,7 +490,11 @@ static __always_inline bool kgo_switch_direct(struct kgo_m *m, struct kgo_g *g,
 	WRITE_ONCE(next->m, m);
 	kgo_g_set_status(next, KGO_G_RUNNABLE, KGO_G_RUNNING);
 	m->curg = next;
-	current->stack = next->stack;
+	/*
+	 * kgo_current(), not current: inlined into a G's function, current
+	 * could be one loaded before an earlier switch, another M's task.
+	 */
+	kgo_current()->stack = next->stack;
 	prev = kgo_switch(&g->sp, &next->sp, g);
 	/* Resumed, by an M or by a G's direct switch; @m may be stale. */
 	if (prev)
@@ -542,7 +564,13 @@ static __always_inline void kgo_switch_to_m_irqsoff(struct kgo_m *m, struct kgo_
 	struct kgo_g *prev;
 
 	lockdep_assert_irqs_disabled();
-	current->stack = m->own_stack;
+	/*
+	 * kgo_current(), not current: kgo_goexit() gets here after a park
+	 * of its own (kgo_exitsyscall_park()), from which the G may resume
+	 * on another M; with the kernel's current the compiler kept the
+	 * task from before that park and stored to it. See below.
+	 */
+	kgo_current()->stack = m->own_stack;
 	/* The M learns which G switched back: see kgo_switch_direct(). */
 	prev = kgo_switch(&g->sp, &m->g0_sp, g);
 	/* Resumed by a G's direct switch: its switch out is ours to finish. */

@@ -19,12 +19,13 @@
 # installed, and deletes /usr/src/kgo-VERSION.
 #
 # test: install for each KVER (default: the 6.1, 6.12 and 7.x kernels of
-# tools/vm/common.sh, and 6.1's PREEMPT_RT flavour; 7.x inside the Debian
-# unstable root, whose gcc it needs), check that modprobe finds the
-# module DKMS installed and that it is signed, then remove. A PREEMPT_RT
-# KVER must be skipped instead (dkms.conf's BUILD_EXCLUSIVE_CONFIG: DKMS
-# exits 77 and installs nothing), and dkms.conf's minimum version is
-# checked against versions on either side of it. Builds only: nothing is
+# tools/vm/common.sh, and 6.12's PREEMPT_RT flavour; 7.x inside the
+# Debian unstable root, whose gcc it needs), check that modprobe finds
+# the module DKMS installed and that it is signed, then remove. A
+# PREEMPT_RT KVER is built and installed like any other (dkms.conf
+# excludes no configuration: the test checks that it does not), and
+# dkms.conf's minimum version is checked against versions on either
+# side of it. Builds only: nothing is
 # loaded, the running kernel is not touched. A KVER whose headers are
 # not installed builds against its headers unpacked in the cache
 # (tools/vm/debian-kernel.sh), through a /lib/modules/KVER/build link
@@ -146,29 +147,20 @@ test_exclusive() {
 	note "dkms test: BUILD_EXCLUSIVE_KERNEL takes 6.1 and later, and nothing before"
 }
 
-# is_rt KVER: whether KVER's headers configure PREEMPT_RT.
-is_rt() { grep -q '^CONFIG_PREEMPT_RT=y' "/lib/modules/$1/build/.config"; }
-
-# skip_rt KVER: DKMS refuses to build for a PREEMPT_RT kernel, with its
-# "skipped" status, and installs nothing.
-skip_rt() {
-	local kver=$1 rc=0
-	dkms build -m "$name" -v "$version" -k "$kver" >"$KGO_OUT/logs/dkms-$kver.out" 2>&1 || rc=$?
-	[ $rc = 77 ] || {
-		cat "$KGO_OUT/logs/dkms-$kver.out" >&2
-		die "dkms test: $kver is PREEMPT_RT, and dkms build exited $rc, not 77 (skipped)"
-	}
-	if modprobe -S "$kver" -n kgo 2>/dev/null; then
-		die "dkms test: kgo is installed for PREEMPT_RT $kver"
-	fi
-	note "dkms test: $kver: PREEMPT_RT, skipped by DKMS (exit 77), nothing installed"
+# test_config: dkms.conf skips no kernel configuration: PREEMPT_RT
+# kernels are supported, and DKMS must build for them (it exits 77,
+# "skipped", for a kernel a BUILD_EXCLUSIVE_CONFIG line excludes).
+test_config() {
+	! grep -q '^BUILD_EXCLUSIVE_CONFIG=' "$KGO_TOP/dkms.conf" ||
+		die "dkms test: dkms.conf excludes a kernel configuration: $(grep '^BUILD_EXCLUSIVE_CONFIG=' "$KGO_TOP/dkms.conf")"
 }
 
 test_kernels() {
 	local kvers=("$@") kver hdr kroot
 	[ ${#kvers[@]} -gt 0 ] ||
-		kvers=("$KGO_KVER_61" "$KGO_KVER_612" "$(stock_kver stock-7)" "$(stock_kver rt)")
+		kvers=("$KGO_KVER_61" "$KGO_KVER_612" "$(stock_kver stock-7)" "$(stock_kver rt-6.12)")
 	test_exclusive
+	test_config
 	# Kernels built with a compiler this machine lacks (7.x): the whole
 	# test again inside the Debian unstable root, with its own DKMS,
 	# /usr/src and /lib/modules.
@@ -215,13 +207,8 @@ test_kernels() {
 	copy_sources
 	dkms add -m "$name" -v "$version"
 	mkdir -p "$KGO_OUT/logs"
-	local built=() skipped=()
+	local built=()
 	for kver in "${kvers[@]}"; do
-		if is_rt "$kver"; then
-			skip_rt "$kver"
-			skipped+=("$kver")
-			continue
-		fi
 		build_install "$kver"
 		check_installed "$kver"
 		built+=("$kver")
@@ -233,7 +220,7 @@ test_kernels() {
 			die "dkms test: kgo is still installed for $kver after dkms remove"
 		fi
 	done
-	note "dkms test: built, installed and removed kgo $version for ${built[*]:-no kernel}${skipped[*]:+; skipped ${skipped[*]} (PREEMPT_RT)}"
+	note "dkms test: built, installed and removed kgo $version for ${built[*]:-no kernel}"
 }
 
 case "${1:-}" in

@@ -17,6 +17,9 @@
  *  - inside kgo_block_begin/end a goroutine's kgo calls act as a
  *    thread's (its P may be another M's by then), and a goroutine that
  *    returns inside one leaves no M marked blocking.
+ *
+ * kgo_sched.lock is a raw spinlock (sched.c, "Lock order"): the cases
+ * that look at the scheduler's state take it with raw_spin_lock_irq().
  */
 
 #include <kunit/test.h>
@@ -216,7 +219,7 @@ static void kgo_block_reap_test(struct kunit *test)
 	 * ...and that one is parked on every running P's CPU: the next
 	 * goroutine, hog relief or handoff there takes it at once.
 	 */
-	spin_lock_irq(&kgo_sched.lock);
+	raw_spin_lock_irq(&kgo_sched.lock);
 	for (i = 0; i < kgo_sched.nprocs; i++) {
 		struct kgo_p *p = kgo_sched.allp[i];
 
@@ -225,7 +228,7 @@ static void kgo_block_reap_test(struct kunit *test)
 			bad_nmidle = p->nmidle;
 		}
 	}
-	spin_unlock_irq(&kgo_sched.lock);
+	raw_spin_unlock_irq(&kgo_sched.lock);
 	KUNIT_EXPECT_EQ_MSG(test, bad, -1, "P%d has %u Ms parked", bad, bad_nmidle);
 	pr_info("Ms: %u while %d goroutines slept in the kernel, %u after\n",
 		peak, SLEEPERS, s.mcount);
@@ -329,11 +332,11 @@ static void kgo_block_one_spare_test(struct kunit *test)
 	 */
 	end = jiffies + msecs_to_jiffies(LONG_MS);
 	for (;;) {
-		spin_lock_irq(&kgo_sched.lock);
+		raw_spin_lock_irq(&kgo_sched.lock);
 		before = p->mcount;
 		parked = p->nmidle;
 		transit = p->mtransit;
-		spin_unlock_irq(&kgo_sched.lock);
+		raw_spin_unlock_irq(&kgo_sched.lock);
 		if ((before == 1 && !parked && !transit) || !time_before(jiffies, end))
 			break;
 		msleep(1);
@@ -341,9 +344,9 @@ static void kgo_block_one_spare_test(struct kunit *test)
 	if (!ret && q == p && before == 1 && !parked && !transit) {
 		mparks = READ_ONCE(p->stats.mparks);
 		for (i = 0; i < 2; i++) {
-			spin_lock_irq(&kgo_sched.lock);
+			raw_spin_lock_irq(&kgo_sched.lock);
 			kgo_newm_spare(p);
-			spin_unlock_irq(&kgo_sched.lock);
+			raw_spin_unlock_irq(&kgo_sched.lock);
 			/* Made and woken, most likely not yet parked. */
 			flush_work(&p->newm_work);
 		}
@@ -354,21 +357,21 @@ static void kgo_block_one_spare_test(struct kunit *test)
 		 */
 		end = jiffies + msecs_to_jiffies(LONG_MS);
 		for (;;) {
-			spin_lock_irq(&kgo_sched.lock);
+			raw_spin_lock_irq(&kgo_sched.lock);
 			parked = p->nmidle;
 			transit = p->mtransit;
-			spin_unlock_irq(&kgo_sched.lock);
+			raw_spin_unlock_irq(&kgo_sched.lock);
 			if ((parked && !transit) || !time_before(jiffies, end))
 				break;
 			msleep(1);
 		}
 		msleep(200);
 	}
-	spin_lock_irq(&kgo_sched.lock);
+	raw_spin_lock_irq(&kgo_sched.lock);
 	after = p->mcount;
 	parked = p->nmidle;
 	mparks = READ_ONCE(p->stats.mparks) - mparks;
-	spin_unlock_irq(&kgo_sched.lock);
+	raw_spin_unlock_irq(&kgo_sched.lock);
 	WRITE_ONCE(x->stop, true);
 	set_cpus_allowed_ptr(current, allowed);
 	free_cpumask_var(allowed);
@@ -677,10 +680,10 @@ static bool kgo_test_any_m_blocking(void)
 	struct kgo_m *m;
 	bool any = false;
 
-	spin_lock_irq(&sched->lock);
+	raw_spin_lock_irq(&sched->lock);
 	list_for_each_entry(m, &sched->allm, all_node)
 		any |= READ_ONCE(m->blocking);
-	spin_unlock_irq(&sched->lock);
+	raw_spin_unlock_irq(&sched->lock);
 	return any;
 }
 

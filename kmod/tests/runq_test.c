@@ -3,6 +3,9 @@
  * kgo_runq: the local run queue protocol, on Ps of a private scheduler
  * that no M runs, with G structs that are only tokens: nothing here is
  * ever switched to.
+ *
+ * The fixture's scheduler has a raw lock, as kgo_sched has (sched.c,
+ * "Lock order").
  */
 
 #include <kunit/test.h>
@@ -31,7 +34,7 @@ static int runq_test_init(struct kunit *test)
 
 	if (!f)
 		return -ENOMEM;
-	spin_lock_init(&f->sched.lock);
+	raw_spin_lock_init(&f->sched.lock);
 	f->sched.nprocs = ARRAY_SIZE(f->p);
 	f->sched.gomaxprocs = ARRAY_SIZE(f->p);
 	for (i = 0; i < ARRAY_SIZE(f->p); i++) {

@@ -6,6 +6,8 @@
  *
  * Named for sched.c, whose code it mostly drives; the stack cases reach
  * into stack.c, and the frame and canary cases into the switch code.
+ * kgo_sched.lock is a raw spinlock (sched.c, "Lock order"): a case that
+ * reads the scheduler's state takes it with raw_spin_lock_irq().
  */
 
 #include <kunit/test.h>
@@ -1018,9 +1020,9 @@ static void kgo_sched_gfree_bound_test(struct kunit *test)
 		KUNIT_EXPECT_LE(test, k, (unsigned int)KGO_GFREE_MAX);
 		local += k;
 	}
-	spin_lock_irq(&kgo_sched.lock);
+	raw_spin_lock_irq(&kgo_sched.lock);
 	global = kgo_sched.ngfree;
-	spin_unlock_irq(&kgo_sched.lock);
+	raw_spin_unlock_irq(&kgo_sched.lock);
 	KUNIT_EXPECT_LE(test, global, (unsigned int)KGO_GFREE_GLOBAL_MAX);
 	/* Filled up to the cap, less a spill that would have passed it. */
 	KUNIT_EXPECT_GT(test, global, (unsigned int)(KGO_GFREE_GLOBAL_MAX - KGO_GFREE_MAX));
